@@ -1,0 +1,12 @@
+# gpuprobe_require_package(<cmake name> <display name> <Debian package>)
+# find_package, or stop with the apt package to install: no FetchContent, no network.
+function(gpuprobe_require_package name display apt_package)
+  find_package(${name} QUIET CONFIG)
+  if(NOT ${name}_FOUND)
+    find_package(${name} QUIET)
+  endif()
+  if(NOT ${name}_FOUND)
+    message(FATAL_ERROR "${display} not found. Install the Debian package: apt-get install ${apt_package} (or run scripts/setup)")
+  endif()
+  set(${name}_VERSION "${${name}_VERSION}" PARENT_SCOPE)
+endfunction()

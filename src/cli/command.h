@@ -1,0 +1,72 @@
+// The verb table and what every verb shares: global options, texts, output streams, and
+// the one mapping from Status to exit status (core/exit_code.h).
+//
+// Thread safety: single-threaded (main's thread).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/exit_code.h"
+#include "core/status.h"
+#include "report/i18n.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuprobe::cli {
+
+struct GlobalOptions {
+  bool json = false;        ///< --json: one JSON document on stdout
+  std::string lang;         ///< --lang en|zh; empty = from the locale
+};
+
+struct VerbContext {
+  const GlobalOptions& options;
+  const report::Texts& texts;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+/// What a verb does once its flags are parsed: an exit code, or a Status that main turns
+/// into a message and an exit code.
+using VerbRunner = std::function<core::Result<core::ExitCode>(VerbContext&)>;
+
+struct VerbDefinition {
+  const char* name;      ///< "gpus"
+  const char* summary;   ///< one line for `gpuprobe --help` (English; zh in texts "verb.<name>")
+  /// Adds the verb's flags and examples to `command`; returns the runner to call after parsing.
+  VerbRunner (*setup)(CLI::App* command);
+};
+
+/// Every verb, in the order --help lists them. Registered explicitly (explicit lists: no static self-registration).
+const std::vector<VerbDefinition>& Verbs();
+
+VerbRunner SetupTourVerb(CLI::App* command);
+VerbRunner SetupGpusVerb(CLI::App* command);
+VerbRunner SetupPlanVerb(CLI::App* command);
+
+/// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
+/// (an I/O or internal error is reported, never hidden behind 0 or 1).
+core::ExitCode ExitCodeFor(const core::Status& status);
+
+/// Formats text `key` with named fmt arguments; a broken translation falls back to the raw text.
+template <typename... Args>
+std::string Tr(const report::Texts& texts, const std::string& key, Args&&... args) {
+  const std::string& pattern = texts.Get(key);
+  try {
+    return fmt::format(fmt::runtime(pattern), std::forward<Args>(args)...);
+  } catch (const fmt::format_error&) {
+    return pattern;
+  }
+}
+
+/// Runs the CLI on argv; returns the process exit status. main() is only this call.
+int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,338 @@
+#include "cli/gpus_view.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "core/units.h"
+#include "model/spec_derivation.h"
+#include "report/json_document.h"
+#include "report/table.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using model::GpuSpec;
+using model::SpecFigure;
+using nlohmann::json;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// A spec figure scaled to SI; null when unknown; records n/a keys.
+json Si(const SpecFigure& figure, double scale, const char* key, json* not_applicable) {
+  if (figure.not_applicable) not_applicable->push_back(key);
+  if (!figure.known()) return nullptr;
+  return *figure.value * scale;
+}
+
+json Opt(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+std::string Tflops(const SpecFigure& figure, const report::Texts& t) {
+  if (figure.not_applicable) return t.Get("common.na");
+  if (!figure.known()) return t.Get("common.unknown");
+  return core::FormatFlops(*figure.value * 1e12);
+}
+
+std::string Gbps(double bytes_per_second) { return core::FormatBytesPerSecond(bytes_per_second); }
+
+std::string MemoryShort(const GpuSpec& g) {
+  return g.memory_size_gb_vendor.known() ? fmt::format("{:g} GB", *g.memory_size_gb_vendor.value) : "?";
+}
+
+// AMD's column holds Infinity Fabric, NVIDIA's NVLink: same role, different names.
+std::string GpuLinkName(const GpuSpec& g) { return g.vendor == "AMD" ? "Infinity Fabric" : "NVLink"; }
+
+// One figure of `show`: label, value, and a line saying where it comes from.
+struct Line {
+  std::string label, value, explanation;
+};
+
+void Emit(std::string* out, const std::vector<Line>& lines) {
+  int width = 0;
+  for (const auto& l : lines) width = std::max(width, report::DisplayWidth(l.label));
+  for (const auto& l : lines) {
+    std::string pad(static_cast<size_t>(width - report::DisplayWidth(l.label)), ' ');
+    *out += fmt::format("  {}{}  {}\n", l.label, pad, l.value);
+    if (!l.explanation.empty()) {
+      *out += fmt::format("  {}  {}\n", std::string(static_cast<size_t>(width), ' '), "  " + l.explanation);
+    }
+  }
+}
+
+}  // namespace
+
+json GpuToJson(const GpuSpec& g) {
+  json na = json::array();
+  json j;
+  j["name"] = g.name;
+  j["aliases"] = g.aliases;
+  j["vendor"] = g.vendor;
+  j["architecture"] = g.architecture;
+  j["chip"] = g.chip;
+  j["compute_capability"] = g.compute_capability;
+  j["sm_count"] = Si(g.sm_count, 1, "sm_count", &na);
+  j["fp32_lanes"] = Si(g.fp32_lanes, 1, "fp32_lanes", &na);
+  j["tensor_cores"] = Si(g.tensor_cores, 1, "tensor_cores", &na);
+  j["boost_clock_hz"] = Si(g.boost_clock_mhz, 1e6, "boost_clock_hz", &na);
+  j["memory_type"] = g.memory_type;
+  // GPU vendors' memory "GB" are binary: an 80 GB A100 carries 81920 MiB.
+  j["memory_bytes"] = Si(g.memory_size_gb_vendor, kGiB, "memory_bytes", &na);
+  model::UsableMemory usable = model::DriverUsableMemory(g);
+  j["memory_usable_bytes"] = usable.bytes;
+  j["memory_usable_estimated"] = usable.estimated;
+  j["memory_usable_basis"] = usable.basis;
+  j["memory_bus_width_bits"] = Si(g.memory_bus_width_bits, 1, "memory_bus_width_bits", &na);
+  j["memory_data_rate_bits_per_s_per_pin"] =
+      Si(g.memory_data_rate_gbit_per_s_per_pin, 1e9, "memory_data_rate_bits_per_s_per_pin", &na);
+  model::DerivedFigure bw = model::DeriveMemoryBandwidth(g);
+  j["memory_bandwidth_bytes_per_s"] = Opt(bw.vendor);
+  j["memory_bandwidth_derived_bytes_per_s"] = Opt(bw.derived);
+  j["memory_bandwidth_gap_fraction"] = Opt(bw.gap_fraction);
+  j["memory_bandwidth_gap_flagged"] = bw.flagged;
+  j["l2_cache_bytes"] = Si(g.l2_cache_mib, 1024.0 * 1024.0, "l2_cache_bytes", &na);
+  j["fp64_flops"] = Si(g.fp64_vector_tflops, 1e12, "fp64_flops", &na);
+  j["fp64_tensor_flops"] = Si(g.fp64_tensor_tflops, 1e12, "fp64_tensor_flops", &na);
+  model::DerivedFigure fp32 = model::DeriveFp32Peak(g);
+  j["fp32_flops"] = Si(g.fp32_vector_tflops, 1e12, "fp32_flops", &na);
+  j["fp32_derived_flops"] = Opt(fp32.derived);
+  j["fp32_gap_fraction"] = Opt(fp32.gap_fraction);
+  j["fp32_gap_flagged"] = fp32.flagged;
+  j["tf32_tensor_dense_flops"] = Si(g.tf32_tensor_dense_tflops, 1e12, "tf32_tensor_dense_flops", &na);
+  j["bf16_tensor_dense_flops"] = Si(g.fp16_bf16_tensor_dense_tflops, 1e12, "bf16_tensor_dense_flops", &na);
+  j["fp16_tensor_dense_flops"] = Si(g.fp16_bf16_tensor_dense_tflops, 1e12, "fp16_tensor_dense_flops", &na);
+  j["fp8_tensor_dense_flops"] = Si(g.fp8_tensor_dense_tflops, 1e12, "fp8_tensor_dense_flops", &na);
+  j["int8_tensor_dense_ops_per_s"] = Si(g.int8_tensor_dense_tops, 1e12, "int8_tensor_dense_ops_per_s", &na);
+  j["vendor_figures_with_sparsity"] = g.vendor_figures_with_sparsity;
+  j["ridge_point_bf16_flops_per_byte"] = Opt(model::RidgePointFlopsPerByte(g, "bf16"));
+  j["tdp_watts"] = Si(g.tdp_watts, 1, "tdp_watts", &na);
+  j["host_interface"] = g.host_interface;
+  j["pcie_generation"] = g.pcie_generation ? json(*g.pcie_generation) : json(nullptr);
+  j["pcie_lanes"] = g.pcie_lanes ? json(*g.pcie_lanes) : json(nullptr);
+  j["pcie_bytes_per_s_per_direction"] = Opt(model::DerivePcieBandwidth(g));
+  j["nvlink_bytes_per_s_bidirectional"] =
+      Si(g.nvlink_total_bidirectional_gb_per_s, 1e9, "nvlink_bytes_per_s_bidirectional", &na);
+  j["form_factor"] = g.form_factor;
+  j["pci_vendor_id"] = g.pci_vendor_id.empty() ? json(nullptr) : json(g.pci_vendor_id);
+  j["pci_device_ids"] = g.pci_device_ids;
+  j["pci_device_ids_source"] = g.pci_device_ids_source;
+  j["confidence"] = g.confidence;
+  j["notes"] = g.notes;
+  j["sources"] = g.sources;
+  j["not_applicable"] = na;
+  return j;
+}
+
+std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t) {
+  report::TextTable table({t.Get("gpus.col.gpu"), t.Get("gpus.col.arch"), t.Get("gpus.col.memory"),
+                           t.Get("gpus.col.bandwidth"), t.Get("gpus.col.bf16"), t.Get("gpus.col.fp32"),
+                           t.Get("gpus.col.tdp"), t.Get("gpus.col.link")});
+  for (size_t c = 2; c <= 6; ++c) table.SetAlign(c, report::Align::kRight);
+  for (const auto& g : db.gpus()) {
+    auto bw = model::MemoryBandwidthBytesPerSecond(g);
+    std::string link;
+    if (g.pcie_generation && g.pcie_lanes) link = fmt::format("PCIe {} x{}", *g.pcie_generation, *g.pcie_lanes);
+    if (g.nvlink_total_bidirectional_gb_per_s.known()) link += (link.empty() ? "" : ", ") + GpuLinkName(g);
+    if (link.empty()) link = g.host_interface.substr(0, 24);
+    table.AddRow({g.name, g.architecture, MemoryShort(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
+                  Tflops(g.fp32_vector_tflops, t), g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : "?", link});
+  }
+  return table.Render() + "\n" + t.Get("gpus.list.footer") + "\n";
+}
+
+std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
+  std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", g.name, g.vendor, g.architecture, g.chip,
+                                g.compute_capability, t.Get("gpus.confidence"), g.confidence);
+
+  // Memory.
+  std::vector<Line> memory;
+  model::UsableMemory usable = model::DriverUsableMemory(g);
+  memory.push_back({t.Get("gpus.show.memory_size"),
+                    Tr(t, "gpus.show.memory_size_value", fmt::arg("vendor", MemoryShort(g)),
+                       fmt::arg("usable", core::FormatBytesBinary(usable.bytes))),
+                    usable.basis});
+  model::DerivedFigure bw = model::DeriveMemoryBandwidth(g);
+  if (bw.vendor || bw.derived) {
+    std::string value = bw.vendor ? Tr(t, "gpus.show.vendor_value", fmt::arg("value", Gbps(*bw.vendor))) : "";
+    if (bw.derived) value += (value.empty() ? "" : "   ") + Tr(t, "gpus.show.derived_value", fmt::arg("value", Gbps(*bw.derived)));
+    std::string why;
+    if (bw.derived) {
+      why = Tr(t, "gpus.explain.bandwidth", fmt::arg("rate", *g.memory_data_rate_gbit_per_s_per_pin.value),
+               fmt::arg("bus", *g.memory_bus_width_bits.value), fmt::arg("derived", Gbps(*bw.derived)));
+      if (bw.gap_fraction) {
+        std::string gap = core::FormatSignedPercent(-*bw.gap_fraction / (1 + *bw.gap_fraction));
+        why += " " + (bw.flagged ? Tr(t, "gpus.explain.bandwidth_flagged", fmt::arg("gap", gap))
+                                 : std::fabs(*bw.gap_fraction) < 0.001 ? t.Get("gpus.explain.bandwidth_exact")
+                                                                       : Tr(t, "gpus.explain.bandwidth_rounding", fmt::arg("gap", gap)));
+      }
+    } else {
+      why = t.Get("gpus.explain.bandwidth_no_derivation");
+    }
+    memory.push_back({t.Get("gpus.show.bandwidth"), value, why});
+  }
+  memory.push_back({t.Get("gpus.show.memory_type"),
+                    fmt::format("{}{}", g.memory_type,
+                                g.memory_bus_width_bits.known() ? fmt::format(", {:g}-bit", *g.memory_bus_width_bits.value) : ""),
+                    ""});
+  if (g.l2_cache_mib.known()) {
+    memory.push_back({t.Get("gpus.show.l2"), fmt::format("{:g} MiB", *g.l2_cache_mib.value), t.Get("gpus.explain.l2")});
+  }
+  out += "\n" + t.Get("gpus.section.memory") + "\n";
+  Emit(&out, memory);
+
+  // Compute.
+  std::vector<Line> compute;
+  model::DerivedFigure fp32 = model::DeriveFp32Peak(g);
+  {
+    std::string value = Tflops(g.fp32_vector_tflops, t);
+    std::string why;
+    if (fp32.derived) {
+      value += "   " + Tr(t, "gpus.show.derived_value", fmt::arg("value", core::FormatFlops(*fp32.derived)));
+      why = Tr(t, "gpus.explain.fp32", fmt::arg("lanes", core::FormatInteger(static_cast<std::uint64_t>(*g.fp32_lanes.value))),
+               fmt::arg("clock", *g.boost_clock_mhz.value));
+      if (fp32.flagged && fp32.gap_fraction) {
+        why += " " + Tr(t, "gpus.explain.fp32_flagged", fmt::arg("gap", core::FormatSignedPercent(-*fp32.gap_fraction / (1 + *fp32.gap_fraction))));
+      }
+    } else {
+      why = t.Get("gpus.explain.fp32_no_derivation");
+    }
+    compute.push_back({t.Get("gpus.show.fp32"), value, why});
+  }
+  compute.push_back({t.Get("gpus.show.fp64"), Tflops(g.fp64_vector_tflops, t), t.Get("gpus.explain.fp64")});
+  if (g.fp64_tensor_tflops.known()) compute.push_back({t.Get("gpus.show.fp64_tensor"), Tflops(g.fp64_tensor_tflops, t), ""});
+  compute.push_back({t.Get("gpus.show.tf32"), Tflops(g.tf32_tensor_dense_tflops, t), t.Get("gpus.explain.tf32")});
+  compute.push_back({t.Get("gpus.show.bf16"), Tflops(g.fp16_bf16_tensor_dense_tflops, t), t.Get("gpus.explain.bf16")});
+  compute.push_back({t.Get("gpus.show.fp8"), Tflops(g.fp8_tensor_dense_tflops, t), t.Get("gpus.explain.fp8")});
+  compute.push_back({t.Get("gpus.show.int8"),
+                     g.int8_tensor_dense_tops.known() ? fmt::format("{} TOP/s", core::FormatSignificant(*g.int8_tensor_dense_tops.value))
+                                                      : Tflops(g.int8_tensor_dense_tops, t),
+                     ""});
+  if (!g.vendor_figures_with_sparsity.empty()) {
+    compute.push_back({t.Get("gpus.show.sparse"), g.vendor_figures_with_sparsity, t.Get("gpus.explain.sparse")});
+  }
+  if (auto ridge = model::RidgePointFlopsPerByte(g, "bf16")) {
+    compute.push_back({t.Get("gpus.show.ridge"), fmt::format("{:.0f} FLOP/byte (BF16)", *ridge),
+                       Tr(t, "gpus.explain.ridge", fmt::arg("ridge", fmt::format("{:.0f}", *ridge)))});
+  }
+  out += "\n" + t.Get("gpus.section.compute") + "\n";
+  Emit(&out, compute);
+
+  // Links, power, identity.
+  std::vector<Line> links;
+  if (auto pcie = model::DerivePcieBandwidth(g)) {
+    links.push_back({t.Get("gpus.show.pcie"),
+                     Tr(t, "gpus.show.pcie_value", fmt::arg("gen", *g.pcie_generation), fmt::arg("lanes", *g.pcie_lanes),
+                        fmt::arg("rate", Gbps(*pcie))),
+                     Tr(t, "gpus.explain.pcie", fmt::arg("gts", model::PcieTransfersPerSecondPerLane(*g.pcie_generation) / 1e9),
+                        fmt::arg("lanes", *g.pcie_lanes),
+                        fmt::arg("encoding", *g.pcie_generation <= 2 ? "8b/10b" : "128b/130b"),
+                        fmt::arg("raw", Gbps(*pcie / model::PcieEncodingEfficiency(*g.pcie_generation) * 2)))});
+  } else {
+    links.push_back({t.Get("gpus.show.host"), g.host_interface, ""});
+  }
+  if (g.nvlink_total_bidirectional_gb_per_s.known()) {
+    double total = *g.nvlink_total_bidirectional_gb_per_s.value * 1e9;
+    links.push_back({g.vendor == "AMD" ? t.Get("gpus.show.infinity_fabric") : t.Get("gpus.show.nvlink"), Gbps(total), Tr(t, "gpus.explain.nvlink", fmt::arg("per_direction", Gbps(total / 2)))});
+  }
+  if (g.tdp_watts.known()) links.push_back({t.Get("gpus.show.tdp"), fmt::format("{:g} W", *g.tdp_watts.value), t.Get("gpus.explain.tdp")});
+  if (!g.pci_device_ids.empty()) {
+    std::string ids;
+    for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
+    links.push_back({t.Get("gpus.show.pci_id"), ids, g.pci_device_ids_source});
+  }
+  links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, ""});
+  out += "\n" + t.Get("gpus.section.links") + "\n";
+  Emit(&out, links);
+
+  out += "\n" + t.Get("gpus.section.notes") + "\n  " + g.notes + "\n";
+  std::string sources;
+  for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + s;
+  out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";
+  return out;
+}
+
+std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const report::Texts& t) {
+  std::vector<std::string> headers = {""};
+  for (const auto* g : gpus) headers.push_back(g->name);
+  report::TextTable table(headers);
+  for (size_t c = 1; c < headers.size(); ++c) table.SetAlign(c, report::Align::kRight);
+  auto row = [&](const std::string& label, auto&& cell) {
+    std::vector<std::string> cells = {label};
+    for (const auto* g : gpus) cells.push_back(cell(*g));
+    table.AddRow(cells);
+  };
+  row(t.Get("gpus.col.arch"), [](const GpuSpec& g) { return g.architecture + " " + g.compute_capability; });
+  row(t.Get("gpus.show.memory_size"), [](const GpuSpec& g) { return MemoryShort(g); });
+  row(t.Get("gpus.show.usable"), [](const GpuSpec& g) { return core::FormatBytesBinary(model::DriverUsableMemory(g).bytes); });
+  row(t.Get("gpus.show.bandwidth"), [](const GpuSpec& g) {
+    auto bw = model::MemoryBandwidthBytesPerSecond(g);
+    return bw ? Gbps(*bw) : std::string("?");
+  });
+  row(t.Get("gpus.show.l2"), [](const GpuSpec& g) {
+    return g.l2_cache_mib.known() ? fmt::format("{:g} MiB", *g.l2_cache_mib.value) : std::string("?");
+  });
+  row(t.Get("gpus.show.fp64"), [&](const GpuSpec& g) { return Tflops(g.fp64_vector_tflops, t); });
+  row(t.Get("gpus.show.fp32"), [&](const GpuSpec& g) { return Tflops(g.fp32_vector_tflops, t); });
+  row(t.Get("gpus.show.tf32"), [&](const GpuSpec& g) { return Tflops(g.tf32_tensor_dense_tflops, t); });
+  row(t.Get("gpus.show.bf16"), [&](const GpuSpec& g) { return Tflops(g.fp16_bf16_tensor_dense_tflops, t); });
+  row(t.Get("gpus.show.fp8"), [&](const GpuSpec& g) { return Tflops(g.fp8_tensor_dense_tflops, t); });
+  row(t.Get("gpus.show.ridge"), [](const GpuSpec& g) {
+    auto r = model::RidgePointFlopsPerByte(g, "bf16");
+    return r ? fmt::format("{:.0f} FLOP/B", *r) : std::string("?");
+  });
+  row(t.Get("gpus.show.pcie"), [](const GpuSpec& g) {
+    auto p = model::DerivePcieBandwidth(g);
+    return p ? fmt::format("Gen{} x{} {}", *g.pcie_generation, *g.pcie_lanes, Gbps(*p)) : std::string("-");
+  });
+  row(t.Get("gpus.show.nvlink"), [](const GpuSpec& g) {
+    return g.nvlink_total_bidirectional_gb_per_s.known() ? Gbps(*g.nvlink_total_bidirectional_gb_per_s.value * 1e9)
+                                                          : std::string("-");
+  });
+  row(t.Get("gpus.show.tdp"), [](const GpuSpec& g) {
+    return g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : std::string("?");
+  });
+  std::string out = table.Render();
+  // Ratios against the first GPU: what a backend engineer asks ("how much faster?").
+  const GpuSpec& base = *gpus.front();
+  auto ratio = [](std::optional<double> a, std::optional<double> b) -> std::string {
+    if (!a || !b || *b <= 0) return "?";
+    return fmt::format("x{:.2f}", *a / *b);
+  };
+  out += "\n" + Tr(t, "gpus.compare.ratios", fmt::arg("base", base.name)) + "\n";
+  for (size_t i = 1; i < gpus.size(); ++i) {
+    const GpuSpec& g = *gpus[i];
+    out += "  " + Tr(t, "gpus.compare.ratio_line", fmt::arg("gpu", g.name),
+                     fmt::arg("bandwidth", ratio(model::MemoryBandwidthBytesPerSecond(g), model::MemoryBandwidthBytesPerSecond(base))),
+                     fmt::arg("bf16", ratio(model::PeakFlops(g, "bf16"), model::PeakFlops(base, "bf16"))),
+                     fmt::arg("memory", ratio(g.memory_size_gb_vendor.value, base.memory_size_gb_vendor.value))) +
+           "\n";
+  }
+  out += t.Get("gpus.compare.footer") + "\n";
+  return out;
+}
+
+std::string RenderTask(const model::TaskRule& rule, const std::vector<model::TaskPick>& picks, const report::Texts& t) {
+  std::string out = Tr(t, "gpus.task.title", fmt::arg("task", rule.id), fmt::arg("title", t.Get("task." + rule.id))) + "\n";
+  out += "  " + t.Get("task." + rule.id + ".rule") + "\n\n";
+  if (picks.empty()) return out + "  " + t.Get("gpus.task.none") + "\n";
+  int rank = 1;
+  for (const auto& pick : picks) {
+    out += fmt::format("  {}. {}\n", rank++, pick.gpu->name);
+    for (const auto& reason : pick.reasons) out += "       " + reason + "\n";
+  }
+  out += "\n" + t.Get("gpus.task.footer") + "\n";
+  return out;
+}
+
+std::string RenderHostLinks(const model::SpecDatabase& db, const report::Texts& t) {
+  report::TextTable table({t.Get("gpus.links.link"), t.Get("gpus.links.peak"), t.Get("gpus.links.vendor"), t.Get("gpus.links.direction")});
+  table.SetAlign(1, report::Align::kRight);
+  table.SetAlign(2, report::Align::kRight);
+  for (const auto& link : db.host_links()) {
+    table.AddRow({link.name, link.peak_bandwidth_gb_per_s ? Gbps(*link.peak_bandwidth_gb_per_s * 1e9) : "?",
+                  link.vendor_quoted_gb_per_s ? Gbps(*link.vendor_quoted_gb_per_s * 1e9) : "-", link.direction});
+  }
+  return table.Render() + "\n" + t.Get("gpus.links.footer") + "\n";
+}
+
+}  // namespace gpuprobe::cli

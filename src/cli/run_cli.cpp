@@ -1,0 +1,140 @@
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "core/spelling.h"
+#include "core/version.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+constexpr const char* kMainFooter = R"(Examples:
+  gpuprobe                          what is this machine (CPU and GPUs), and where to go next
+  gpuprobe gpus                     every GPU in the spec database, one line each
+  gpuprobe gpus show h200           one GPU's figures, each explained and checked
+  gpuprobe gpus compare a100-80gb h100 h200
+  gpuprobe plan --params 8B --gpu h200
+  gpuprobe plan --model config.json --mode qlora --seq 2048 --json
+
+Exit status: 0 ok, 1 problems found, 2 bad usage or input, 3 not on this machine.
+Every verb takes --json (machine-readable, SI units, a versioned "schema") and --lang en|zh.)";
+
+void PrintError(std::ostream& err, const core::Status& status) {
+  err << "gpuprobe: error: " << status.message() << "\n";
+  if (!status.hint().empty()) err << "  hint: " << status.hint() << "\n";
+}
+
+// The first argument that is neither an option nor an option's value.
+const char* FirstWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--lang") {
+      ++i;
+      continue;
+    }
+    if (!arg.empty() && arg[0] == '-') continue;
+    return argv[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<VerbDefinition>& Verbs() {
+  static const std::vector<VerbDefinition> kVerbs = {
+      {"tour", "what is this machine and is it OK? (the default when no verb is given)", &SetupTourVerb},
+      {"gpus", "the GPU spec database: list, show, compare, pick by task", &SetupGpusVerb},
+      {"plan", "will my model fit, on which GPUs, and how fast will it serve or train?", &SetupPlanVerb},
+  };
+  return kVerbs;
+}
+
+core::ExitCode ExitCodeFor(const core::Status& status) {
+  switch (status.code()) {
+    case core::StatusCode::kOk: return core::ExitCode::kOk;
+    case core::StatusCode::kNotFound:
+    case core::StatusCode::kUnavailable: return core::ExitCode::kNotHere;
+    default: return core::ExitCode::kBadInput;
+  }
+}
+
+int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  GlobalOptions options;
+  CLI::App app{"gpuprobe: predict, measure, compare and explain GPU performance, in a backend engineer's terms.",
+               "gpuprobe"};
+  app.footer(kMainFooter);
+  app.set_version_flag("--version", std::string("gpuprobe ") + core::kVersion);
+  app.add_flag("--json", options.json, "print one JSON document (SI units, versioned \"schema\") instead of text");
+  app.add_option("--lang", options.lang, "language of the text output: en or zh (default: from LANG/LC_ALL)")
+      ->check(CLI::IsMember({"en", "zh"}));
+  app.require_subcommand(0, 1);
+  app.fallthrough(true);
+
+  std::vector<std::pair<CLI::App*, VerbRunner>> runners;
+  std::vector<std::string> verb_names;
+  for (const auto& verb : Verbs()) {
+    CLI::App* command = app.add_subcommand(verb.name, verb.summary);
+    command->fallthrough(true);
+    runners.emplace_back(command, verb.setup(command));
+    verb_names.push_back(verb.name);
+  }
+
+  // An unknown verb gets "did you mean" before CLI11 reports a generic extra argument.
+  if (const char* word = FirstWord(argc, argv)) {
+    if (std::find(verb_names.begin(), verb_names.end(), word) == verb_names.end()) {
+      auto near = core::ClosestMatches(word, verb_names);
+      std::string hint = "run 'gpuprobe --help' for the list of verbs";
+      std::string message = std::string("unknown verb '") + word + "'";
+      if (!near.empty()) message += "; did you mean '" + near.front() + "'?";
+      PrintError(err, core::Status::InvalidArgument(message, hint));
+      return static_cast<int>(core::ExitCode::kBadInput);
+    }
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    std::string where = "gpuprobe";
+    for (const auto* sub : app.get_subcommands()) where += std::string(" ") + sub->get_name();
+    PrintError(err, core::Status::InvalidArgument(e.what(), "run '" + where + " --help' for usage and examples"));
+    return static_cast<int>(core::ExitCode::kBadInput);
+  }
+
+  report::Language language = report::LanguageFromEnvironment();
+  if (!options.lang.empty()) language = *report::ParseLanguage(options.lang);
+  auto texts = report::Texts::Load(language);
+  if (!texts.ok()) {
+    PrintError(err, texts.status());
+    return static_cast<int>(core::ExitCode::kBadInput);
+  }
+  VerbContext context{options, *texts, out, err};
+
+  VerbRunner runner = runners.front().second;  // no verb: the tour
+  for (auto& [command, verb_runner] : runners) {
+    if (command->parsed()) runner = verb_runner;
+  }
+  core::Result<core::ExitCode> result = core::Status::Internal("verb did not run");
+  try {
+    result = runner(context);
+  } catch (const std::exception& e) {
+    // Library code returns Status; reaching this is a bug, reported rather than a crash.
+    result = core::Status::Internal(std::string("unexpected error: ") + e.what());
+  }
+  out.flush();
+  if (!result.ok()) {
+    PrintError(err, result.status());
+    return static_cast<int>(ExitCodeFor(result.status()));
+  }
+  return static_cast<int>(*result);
+}
+
+}  // namespace gpuprobe::cli

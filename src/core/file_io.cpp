@@ -1,0 +1,65 @@
+#include "core/file_io.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace gpuprobe::core {
+namespace {
+
+// Reads at most max_bytes + 1 so "too large" is detected without reading a huge file whole.
+Result<std::string> ReadStream(std::FILE* file, const std::string& label, std::uint64_t max_bytes) {
+  std::string data;
+  char buffer[65536];
+  while (true) {
+    size_t n = std::fread(buffer, 1, sizeof buffer, file);
+    if (n > 0) data.append(buffer, n);
+    if (data.size() > max_bytes) {
+      return Status::InvalidArgument(fmt::format("{} is larger than {}, too large to be the expected input",
+                                                 label, FormatBytesBinary(static_cast<double>(max_bytes))));
+    }
+    if (n < sizeof buffer) break;
+  }
+  if (std::ferror(file)) return StatusFromErrno("reading " + label, errno);
+  return data;
+}
+
+}  // namespace
+
+Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_bytes) {
+  if (path == "-") return ReadStream(stdin, "standard input", max_bytes);
+  if (path.empty()) return Status::InvalidArgument("an empty file name was given");
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return StatusFromErrno("cannot read '" + path + "'", errno);
+  if (S_ISDIR(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("'{}' is a directory, not a file", path),
+                                   "give the path of the file inside it");
+  }
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    return Status::InvalidArgument(fmt::format("'{}' is {}, too large to be the expected input (limit {})",
+                                               path, FormatBytesBinary(static_cast<double>(info.st_size)),
+                                               FormatBytesBinary(static_cast<double>(max_bytes))));
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return StatusFromErrno("cannot open '" + path + "'", errno);
+  Result<std::string> data = ReadStream(file, "'" + path + "'", max_bytes);
+  std::fclose(file);
+  return data;
+}
+
+Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return StatusFromErrno("cannot open " + path, errno).WithContext("system file");
+  Result<std::string> data = ReadStream(file, path, max_bytes);
+  std::fclose(file);
+  return data;
+}
+
+}  // namespace gpuprobe::core

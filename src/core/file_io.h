@@ -1,0 +1,22 @@
+// Reading user-supplied files with the checks a CLI needs: a clear error for a missing
+// path, a directory, an unreadable file or one too large to be what it claims, and "-" for
+// standard input.
+//
+// Thread safety: functions are reentrant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+
+namespace gpuprobe::core {
+
+/// Reads the whole file at `path` ("-" reads standard input). InvalidArgument naming the path
+/// when it does not exist, is a directory, cannot be opened, or exceeds `max_bytes`.
+Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_bytes);
+
+/// Reads a small system file such as /proc/cpuinfo; an empty optional-like error when absent.
+Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_bytes = 1 << 20);
+
+}  // namespace gpuprobe::core

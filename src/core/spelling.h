@@ -1,0 +1,21 @@
+// "Did you mean": the closest candidates to a mistyped word (ninja's spell check).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuprobe::core {
+
+/// Case-insensitive Levenshtein distance between a and b.
+int EditDistance(std::string_view a, std::string_view b);
+
+/// Candidates within `max_distance` edits of `word`, closest first (ties keep input order).
+/// `max_distance` < 0 means "a third of the word's length, at least 2".
+std::vector<std::string> ClosestMatches(std::string_view word,
+                                        const std::vector<std::string>& candidates,
+                                        int max_distance = -1, size_t limit = 3);
+
+}  // namespace gpuprobe::core

@@ -1,0 +1,42 @@
+// Reads a Hugging Face config.json (its text; the caller reads the file) into a ModelShape,
+// following docs/plan.md ('Parameter count', 'Config fields'): architecture-specific recipes, text_config descent,
+// KV-head and head_dim fallbacks, tie defaults by model_type.
+//
+// Supported model_type values: llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, mixtral
+// (and llama/mistral/qwen2 configs carrying num_local_experts), gpt2, bert.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "model/model_shape.h"
+
+namespace gpuprobe::model {
+
+/// The model_type values this reader has recipes for, in display order.
+const std::vector<std::string>& SupportedModelTypes();
+
+/// Parses config text. `label` names the source in messages (the file path). Errors:
+/// ParseError for malformed JSON; InvalidArgument naming the field for missing, non-numeric,
+/// zero, negative or absurd values, and naming the architecture when it is unsupported.
+core::Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label);
+
+/// Shape flags a user can give instead of (or on top of) a config.
+struct ShapeFlags {
+  std::optional<std::int64_t> layers, hidden, heads, kv_heads, vocab, intermediate;
+};
+
+/// A shape for a bare parameter count: the user's dimensions where given, the rest from the
+/// nearest reference llama-style model (ModelShape::assumed_note says which). The total stays
+/// the user's figure. InvalidArgument for absurd counts or inconsistent dimensions.
+core::Result<ModelShape> ShapeFromParameterCount(double params, const ShapeFlags& flags);
+
+/// Checks limits on a shape (positive, consistent, not absurd). `label` prefixes messages.
+core::Status ValidateShape(const ModelShape& shape, const std::string& label);
+
+}  // namespace gpuprobe::model

@@ -1,0 +1,273 @@
+#include "model/spec_database.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/spelling.h"
+
+namespace gpuprobe::model {
+namespace {
+
+using core::Result;
+using core::Status;
+using nlohmann::json;
+
+std::string Lower(std::string_view text) {
+  std::string out;
+  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
+// Words of a name: runs of letters or digits, lower-cased ("A100 SXM4 80GB" -> a100 sxm4 80gb).
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string current;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else if (!current.empty()) {
+      words.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty()) words.push_back(current);
+  return words;
+}
+
+// Every query word must be the start of some word of the name.
+bool WordsMatch(const std::vector<std::string>& query, const std::vector<std::string>& name) {
+  if (query.empty()) return false;
+  for (const auto& q : query) {
+    bool found = std::any_of(name.begin(), name.end(),
+                             [&](const std::string& w) { return w.rfind(q, 0) == 0; });
+    if (!found) return false;
+  }
+  return true;
+}
+
+// Normalises a PCI id query to "0xdddd"; empty when it is not one.
+std::string NormalisePciId(std::string_view raw) {
+  std::string text = Lower(raw);
+  if (text.rfind("10de:", 0) == 0 || text.rfind("1002:", 0) == 0) text = text.substr(5);
+  if (text.rfind("0x", 0) == 0) text = text.substr(2);
+  // nvidia-smi prints the combined id "233510DE": device in the high 16 bits.
+  if (text.size() == 8 && (text.substr(4) == "10de" || text.substr(4) == "1002")) text = text.substr(0, 4);
+  if (text.size() != 4) return {};
+  for (char c : text) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return {};
+  }
+  // A four-digit query is an id only when it has a hex letter or nothing else matches;
+  // "4090" must still find the RTX 4090 by name, so the caller tries ids after names.
+  return "0x" + text;
+}
+
+Status FieldError(const std::string& entry, const std::string& field, const std::string& what) {
+  return Status::ParseError(fmt::format("GPU spec table, entry '{}': field '{}' {}", entry, field, what));
+}
+
+Result<SpecFigure> ReadFigure(const json& object, const std::string& entry, const char* field) {
+  SpecFigure figure;
+  auto it = object.find(field);
+  if (it == object.end() || it->is_null()) return figure;
+  if (it->is_number()) {
+    figure.value = it->get<double>();
+    return figure;
+  }
+  if (it->is_string() && it->get<std::string>() == "n/a") {
+    figure.not_applicable = true;
+    return figure;
+  }
+  return FieldError(entry, field, "must be a number, null or \"n/a\"");
+}
+
+Result<std::string> ReadString(const json& object, const std::string& entry, const char* field,
+                               bool required) {
+  auto it = object.find(field);
+  if (it == object.end() || it->is_null()) {
+    if (required) return FieldError(entry, field, "is missing");
+    return std::string();
+  }
+  if (!it->is_string()) return FieldError(entry, field, "must be a string");
+  return it->get<std::string>();
+}
+
+Result<std::vector<std::string>> ReadStrings(const json& object, const std::string& entry,
+                                             const char* field) {
+  std::vector<std::string> out;
+  auto it = object.find(field);
+  if (it == object.end() || it->is_null()) return out;
+  if (!it->is_array()) return FieldError(entry, field, "must be a list of strings");
+  for (const auto& item : *it) {
+    if (!item.is_string()) return FieldError(entry, field, "must be a list of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+Result<GpuSpec> ParseGpu(const json& object) {
+  GpuSpec g;
+  if (!object.is_object()) return Status::ParseError("GPU spec table: every entry must be an object");
+  GPUPROBE_ASSIGN_OR_RETURN(g.name, ReadString(object, "?", "name", true));
+  const std::string& n = g.name;
+  GPUPROBE_ASSIGN_OR_RETURN(g.aliases, ReadStrings(object, n, "aliases"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.vendor, ReadString(object, n, "vendor", true));
+  GPUPROBE_ASSIGN_OR_RETURN(g.architecture, ReadString(object, n, "architecture", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.chip, ReadString(object, n, "chip", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.compute_capability, ReadString(object, n, "compute_capability", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.sm_count, ReadFigure(object, n, "sm_count"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp32_lanes, ReadFigure(object, n, "fp32_lanes"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.tensor_cores, ReadFigure(object, n, "tensor_cores"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.boost_clock_mhz, ReadFigure(object, n, "boost_clock_mhz"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_type, ReadString(object, n, "memory_type", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_size_gb_vendor, ReadFigure(object, n, "memory_size_gb_vendor"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_bus_width_bits, ReadFigure(object, n, "memory_bus_width_bits"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_data_rate_gbit_per_s_per_pin,
+                            ReadFigure(object, n, "memory_data_rate_gbit_per_s_per_pin"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_bandwidth_vendor_gb_per_s,
+                            ReadFigure(object, n, "memory_bandwidth_vendor_gb_per_s"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.memory_bandwidth_computed_reference_gb_per_s,
+                            ReadFigure(object, n, "memory_bandwidth_computed_reference_gb_per_s"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.l2_cache_mib, ReadFigure(object, n, "l2_cache_mib"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp64_vector_tflops, ReadFigure(object, n, "fp64_vector_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp64_tensor_tflops, ReadFigure(object, n, "fp64_tensor_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp32_vector_tflops, ReadFigure(object, n, "fp32_vector_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.tf32_tensor_dense_tflops, ReadFigure(object, n, "tf32_tensor_dense_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp16_bf16_tensor_dense_tflops,
+                            ReadFigure(object, n, "fp16_bf16_tensor_dense_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.fp8_tensor_dense_tflops, ReadFigure(object, n, "fp8_tensor_dense_tflops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.int8_tensor_dense_tops, ReadFigure(object, n, "int8_tensor_dense_tops"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.vendor_figures_with_sparsity,
+                            ReadString(object, n, "vendor_figures_with_sparsity", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.tdp_watts, ReadFigure(object, n, "tdp_watts"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.host_interface, ReadString(object, n, "host_interface", false));
+  SpecFigure gen, lanes;
+  GPUPROBE_ASSIGN_OR_RETURN(gen, ReadFigure(object, n, "pcie_generation"));
+  GPUPROBE_ASSIGN_OR_RETURN(lanes, ReadFigure(object, n, "pcie_lanes"));
+  if (gen.known()) g.pcie_generation = static_cast<int>(*gen.value);
+  if (lanes.known()) g.pcie_lanes = static_cast<int>(*lanes.value);
+  GPUPROBE_ASSIGN_OR_RETURN(g.nvlink_total_bidirectional_gb_per_s,
+                            ReadFigure(object, n, "nvlink_total_bidirectional_gb_per_s"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.form_factor, ReadString(object, n, "form_factor", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.confidence, ReadString(object, n, "confidence", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.notes, ReadString(object, n, "notes", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.sources, ReadStrings(object, n, "sources"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.pci_vendor_id, ReadString(object, n, "pci_vendor_id", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.pci_device_ids, ReadStrings(object, n, "pci_device_ids"));
+  for (auto& id : g.pci_device_ids) id = Lower(id);
+  GPUPROBE_ASSIGN_OR_RETURN(g.pci_device_ids_source, ReadString(object, n, "pci_device_ids_source", false));
+  SpecFigure total, reserved;
+  GPUPROBE_ASSIGN_OR_RETURN(total, ReadFigure(object, n, "driver_memory_total_mib"));
+  GPUPROBE_ASSIGN_OR_RETURN(reserved, ReadFigure(object, n, "driver_memory_reserved_mib"));
+  g.driver_memory_total_mib = total.value;
+  g.driver_memory_reserved_mib = reserved.value;
+  GPUPROBE_ASSIGN_OR_RETURN(g.driver_memory_source, ReadString(object, n, "driver_memory_source", false));
+  return g;
+}
+
+}  // namespace
+
+Result<SpecDatabase> SpecDatabase::Parse(std::string_view gpu_specs_json,
+                                         std::string_view host_links_json) {
+  SpecDatabase db;
+  json specs = json::parse(gpu_specs_json, nullptr, /*allow_exceptions=*/false);
+  if (specs.is_discarded() || !specs.is_object() || !specs.contains("gpus") || !specs["gpus"].is_array()) {
+    return Status::ParseError("GPU spec table is not valid JSON with a 'gpus' list");
+  }
+  for (const auto& entry : specs["gpus"]) {
+    auto gpu = ParseGpu(entry);
+    if (!gpu.ok()) return gpu.status();
+    for (const auto& existing : db.gpus_) {
+      if (Lower(existing.name) == Lower(gpu->name)) {
+        return Status::ParseError("GPU spec table lists '" + gpu->name + "' twice");
+      }
+    }
+    db.gpus_.push_back(std::move(gpu.value()));
+  }
+  json links = json::parse(host_links_json, nullptr, false);
+  if (links.is_discarded() || !links.is_object() || !links.contains("links") || !links["links"].is_array()) {
+    return Status::ParseError("host link table is not valid JSON with a 'links' list");
+  }
+  for (const auto& entry : links["links"]) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) {
+      return Status::ParseError("host link table: every entry needs a 'name'");
+    }
+    HostLink link;
+    link.name = entry["name"].get<std::string>();
+    link.kind = entry.value("kind", "");
+    link.direction = entry.value("direction", "");
+    link.notes = entry.value("notes", "");
+    if (entry.contains("peak_bandwidth_gb_per_s") && entry["peak_bandwidth_gb_per_s"].is_number()) {
+      link.peak_bandwidth_gb_per_s = entry["peak_bandwidth_gb_per_s"].get<double>();
+    }
+    if (entry.contains("vendor_quoted_gb_per_s") && entry["vendor_quoted_gb_per_s"].is_number()) {
+      link.vendor_quoted_gb_per_s = entry["vendor_quoted_gb_per_s"].get<double>();
+    }
+    db.host_links_.push_back(std::move(link));
+  }
+  return db;
+}
+
+std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query) const {
+  std::vector<const GpuSpec*> out;
+  std::string query = Lower(raw_query);
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.back()))) query.pop_back();
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.front()))) query.erase(0, 1);
+  if (query.empty()) return out;
+  for (const auto& g : gpus_) {
+    if (Lower(g.name) == query) return {&g};
+  }
+  for (const auto& g : gpus_) {
+    for (const auto& alias : g.aliases) {
+      if (Lower(alias) == query) return {&g};
+    }
+  }
+  std::vector<std::string> query_words = Words(query);
+  for (const auto& g : gpus_) {
+    std::vector<std::string> words = Words(g.name);
+    for (const auto& alias : g.aliases) {
+      auto more = Words(alias);
+      words.insert(words.end(), more.begin(), more.end());
+    }
+    if (WordsMatch(query_words, words)) out.push_back(&g);
+  }
+  if (!out.empty()) return out;
+  std::string id = NormalisePciId(query);
+  if (!id.empty()) {
+    for (const auto& g : gpus_) {
+      if (std::find(g.pci_device_ids.begin(), g.pci_device_ids.end(), id) != g.pci_device_ids.end()) {
+        out.push_back(&g);
+      }
+    }
+  }
+  return out;
+}
+
+Result<const GpuSpec*> SpecDatabase::Find(std::string_view query) const {
+  std::vector<const GpuSpec*> found = Candidates(query);
+  if (found.size() == 1) return found.front();
+  if (found.size() > 1) {
+    std::string names;
+    for (const auto* g : found) names += fmt::format("\n  {}", g->name);
+    return Status::InvalidArgument(
+        fmt::format("'{}' matches {} GPUs; be more specific:{}", query, found.size(), names),
+        "use more of the name, e.g. 'a100 80gb' or 'h100 pcie'");
+  }
+  std::vector<std::string> names;
+  for (const auto& g : gpus_) {
+    names.push_back(g.name);
+    for (const auto& alias : g.aliases) names.push_back(alias);
+  }
+  std::vector<std::string> near = core::ClosestMatches(query, names, -1, 3);
+  std::string hint = "run 'gpuprobe gpus' for the list";
+  if (!near.empty()) {
+    std::string joined;
+    for (const auto& s : near) joined += (joined.empty() ? "" : ", ") + s;
+    return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database; did you mean: {}?", query, joined), hint);
+  }
+  return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database", query), hint);
+}
+
+}  // namespace gpuprobe::model

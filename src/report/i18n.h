@@ -1,0 +1,44 @@
+// User-facing texts in English and Chinese, kept in data/texts/<lang>.json (embedded), so
+// wording changes and translations need no code change. Keys are stable dotted names.
+//
+// Thread safety: a Texts object is immutable after Load(); share it freely.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/status.h"
+
+namespace gpuprobe::report {
+
+enum class Language { kEn, kZh };
+
+/// "en" or "zh".
+std::string LanguageCode(Language language);
+/// Parses --lang; InvalidArgument for anything but en or zh.
+core::Result<Language> ParseLanguage(const std::string& code);
+/// zh when LC_ALL, LC_MESSAGES or LANG (first one set) starts with "zh", else en.
+Language LanguageFromEnvironment();
+
+class Texts {
+ public:
+  /// Loads the embedded texts of `language`, with English as the fallback for missing keys.
+  static core::Result<Texts> Load(Language language);
+  /// Loads from JSON text (tests); `fallback_json` may be empty.
+  static core::Result<Texts> FromJson(const std::string& json_text, const std::string& fallback_json,
+                                      Language language);
+
+  /// The text for `key`; the key itself when neither language has it (visible in tests).
+  const std::string& Get(const std::string& key) const;
+  bool Has(const std::string& key) const;
+  Language language() const { return language_; }
+  /// Every key of the primary language.
+  std::map<std::string, std::string> All() const { return primary_; }
+
+ private:
+  Language language_ = Language::kEn;
+  std::map<std::string, std::string> primary_;
+  std::map<std::string, std::string> fallback_;
+};
+
+}  // namespace gpuprobe::report

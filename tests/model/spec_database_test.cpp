@@ -1,0 +1,172 @@
+#include "model/spec_database.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/embedded_data.h"
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::model {
+namespace {
+
+const SpecDatabase& Db() {
+  static const SpecDatabase db = [] {
+    auto parsed = SpecDatabase::Parse(*core::EmbeddedFile("gpu_specs.json"), *core::EmbeddedFile("host_links.json"));
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    return *parsed;
+  }();
+  return db;
+}
+
+TEST(SpecDatabase, EmbeddedTableLoadsEveryGpu) {
+  EXPECT_EQ(Db().gpus().size(), 23u);
+  EXPECT_EQ(Db().host_links().size(), 7u);
+  for (const auto& g : Db().gpus()) {
+    EXPECT_FALSE(g.name.empty());
+    EXPECT_FALSE(g.sources.empty()) << g.name;
+    EXPECT_FALSE(g.confidence.empty()) << g.name;
+    EXPECT_TRUE(g.memory_size_gb_vendor.known()) << g.name;
+  }
+}
+
+TEST(SpecDatabase, DenseAndSparseFiguresStayApart) {
+  const GpuSpec* h200 = *Db().Find("h200");
+  EXPECT_DOUBLE_EQ(*h200->fp16_bf16_tensor_dense_tflops.value, 989.4);
+  EXPECT_NE(h200->vendor_figures_with_sparsity.find("1979*"), std::string::npos);
+  const GpuSpec* t4 = *Db().Find("t4");
+  EXPECT_TRUE(t4->tf32_tensor_dense_tflops.not_applicable);
+  EXPECT_FALSE(t4->tf32_tensor_dense_tflops.known());
+}
+
+struct Lookup {
+  const char* query;
+  const char* expected;
+};
+
+class FindsGpu : public ::testing::TestWithParam<Lookup> {};
+
+TEST_P(FindsGpu, ByNameAliasPartialOrPciId) {
+  auto found = Db().Find(GetParam().query);
+  ASSERT_TRUE(found.ok()) << GetParam().query << ": " << found.status().ToString();
+  EXPECT_EQ((*found)->name, GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Queries, FindsGpu,
+                         ::testing::Values(Lookup{"H200 SXM 141GB", "H200 SXM 141GB"},
+                                           Lookup{"h200", "H200 SXM 141GB"},
+                                           Lookup{"h100", "H100 SXM5 80GB"},
+                                           Lookup{"H100 SXM", "H100 SXM5 80GB"},
+                                           Lookup{"h100 pcie", "H100 PCIe 80GB"},
+                                           Lookup{"a100-80g", "A100 SXM4 80GB"},
+                                           Lookup{"a100-80gb", "A100 SXM4 80GB"},
+                                           Lookup{"4090", "GeForce RTX 4090"},
+                                           Lookup{"NVIDIA H200", "H200 SXM 141GB"},
+                                           Lookup{"0x2335", "H200 SXM 141GB"},
+                                           Lookup{"10de:2330", "H100 SXM5 80GB"},
+                                           Lookup{"233510DE", "H200 SXM 141GB"},
+                                           Lookup{"mi300x", "AMD Instinct MI300X"},
+                                           Lookup{"  L40S  ", "NVIDIA L40S"}));
+
+TEST(SpecDatabase, AmbiguousNameListsTheCandidates) {
+  auto found = Db().Find("a100");
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().code(), core::StatusCode::kInvalidArgument);
+  EXPECT_NE(found.status().message().find("A100 PCIe 40GB"), std::string::npos);
+  EXPECT_NE(found.status().message().find("A100 SXM4 80GB"), std::string::npos);
+}
+
+TEST(SpecDatabase, UnknownNameSuggestsTheNearest) {
+  auto found = Db().Find("h2000");
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("did you mean"), std::string::npos);
+  EXPECT_NE(found.status().message().find("h200"), std::string::npos);
+  EXPECT_FALSE(Db().Find("").ok());
+}
+
+TEST(SpecDatabase, MalformedTablesAreParseErrors) {
+  EXPECT_EQ(SpecDatabase::Parse("{", "{\"links\": []}").status().code(), core::StatusCode::kParseError);
+  EXPECT_FALSE(SpecDatabase::Parse(R"({"gpus": [{"vendor": "X"}]})", R"({"links": []})").ok());
+  auto bad_figure = SpecDatabase::Parse(R"({"gpus": [{"name": "X", "vendor": "Y", "tdp_watts": "hot"}]})",
+                                        R"({"links": []})");
+  ASSERT_FALSE(bad_figure.ok());
+  EXPECT_NE(bad_figure.status().message().find("tdp_watts"), std::string::npos);
+  EXPECT_FALSE(SpecDatabase::Parse(R"({"gpus": [{"name": "X", "vendor": "Y"}, {"name": "x", "vendor": "Y"}]})",
+                                   R"({"links": []})")
+                   .ok());
+}
+
+// Every listed figure against its derivation (data rate x bus width / 8; lanes x 2 x clock).
+TEST(SpecDerivation, BandwidthDerivationAgreesWithTheSourceTableArithmetic) {
+  int checked = 0;
+  for (const auto& g : Db().gpus()) {
+    DerivedFigure bw = DeriveMemoryBandwidth(g);
+    if (!bw.derived) continue;
+    ASSERT_TRUE(g.memory_bandwidth_computed_reference_gb_per_s.known()) << g.name;
+    EXPECT_NEAR(*bw.derived / 1e9, *g.memory_bandwidth_computed_reference_gb_per_s.value, 1.0) << g.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+TEST(SpecDerivation, OnlyGapsBeyondThreePercentAreFlagged) {
+  DerivedFigure h200 = DeriveMemoryBandwidth(**Db().Find("h200"));
+  ASSERT_TRUE(h200.derived && h200.vendor);
+  EXPECT_NEAR(*h200.derived, 4.9171e12, 1e9);  // 6.402 Gbit/s x 6144 bit / 8
+  EXPECT_DOUBLE_EQ(*h200.vendor, 4.8e12);
+  EXPECT_FALSE(h200.flagged) << "2.4% is vendor rounding";
+  DerivedFigure t4 = DeriveMemoryBandwidth(**Db().Find("t4"));
+  EXPECT_TRUE(t4.flagged) << "320 vs 300 GB/s is 6.7%";
+}
+
+TEST(SpecDerivation, Fp32PeakIsLanesTimesTwoTimesBoostClock) {
+  for (const auto& g : Db().gpus()) {
+    DerivedFigure fp32 = DeriveFp32Peak(g);
+    if (!fp32.derived || !fp32.vendor) continue;
+    EXPECT_DOUBLE_EQ(*fp32.derived, *g.fp32_lanes.value * 2 * *g.boost_clock_mhz.value * 1e6);
+    if (g.name == "AMD Instinct MI300X") continue;  // checked below
+    // Vendors sometimes compute at another clock; the table's own figures stay within 6%.
+    EXPECT_LT(std::fabs(*fp32.gap_fraction), 0.06) << g.name;
+    EXPECT_EQ(fp32.flagged, std::fabs(*fp32.gap_fraction) > kVendorRoundingTolerance) << g.name;
+  }
+  // AMD's 163.4 TFLOP/s counts packed FP32 (two per lane per clock): twice the derivation.
+  DerivedFigure mi300x = DeriveFp32Peak(**Db().Find("mi300x"));
+  EXPECT_TRUE(mi300x.flagged);
+  EXPECT_NEAR(*mi300x.gap_fraction, -0.5, 0.01);
+  DerivedFigure h100 = DeriveFp32Peak(**Db().Find("h100"));
+  EXPECT_NEAR(*h100.derived, 66.9e12, 0.05e12);
+}
+
+TEST(SpecDerivation, PciePerDirectionAfterEncodingMatchesTheHostLinkTable) {
+  EXPECT_NEAR(*PcieBytesPerSecondPerDirection(3, 16), 15.754e9, 0.01e9);
+  EXPECT_NEAR(*PcieBytesPerSecondPerDirection(4, 16), 31.508e9, 0.01e9);
+  EXPECT_NEAR(*PcieBytesPerSecondPerDirection(5, 16), 63.015e9, 0.01e9);
+  EXPECT_NEAR(*PcieBytesPerSecondPerDirection(2, 16), 8e9, 0.01e9);  // 8b/10b
+  EXPECT_FALSE(PcieBytesPerSecondPerDirection(0, 16).has_value());
+  for (const auto& link : Db().host_links()) {
+    if (link.name.rfind("PCIe Gen", 0) != 0 || link.name.find("Gen6") != std::string::npos) continue;
+    int gen = link.name[8] - '0';
+    EXPECT_NEAR(*PcieBytesPerSecondPerDirection(gen, 16) / 1e9, *link.peak_bandwidth_gb_per_s, 0.01) << link.name;
+  }
+  EXPECT_NEAR(*DerivePcieBandwidth(**Db().Find("h200")), 63.015e9, 0.01e9);
+}
+
+TEST(SpecDerivation, RidgePointIsPeakOverBandwidth) {
+  auto ridge = RidgePointFlopsPerByte(**Db().Find("h200"), "bf16");
+  ASSERT_TRUE(ridge);
+  EXPECT_NEAR(*ridge, 989.4e12 / 4.8e12, 1e-9);
+}
+
+TEST(SpecDerivation, UsableMemoryComesFromADriverCaptureWhenThereIsOne) {
+  UsableMemory h200 = DriverUsableMemory(**Db().Find("h200"));
+  EXPECT_FALSE(h200.estimated);
+  EXPECT_DOUBLE_EQ(h200.bytes, (143771.0 - 614.0) * 1024 * 1024);
+  UsableMemory h100 = DriverUsableMemory(**Db().Find("h100"));
+  EXPECT_NEAR(h100.bytes / (1024.0 * 1024 * 1024), 79.18, 0.01);  // vLLM sees 79.1-79.3 GiB
+  UsableMemory a10 = DriverUsableMemory(**Db().Find("a10"));
+  EXPECT_TRUE(a10.estimated);
+  EXPECT_NE(a10.basis.find("estimated"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuprobe::model
