@@ -20,9 +20,15 @@ TEST(GpuSelection, EveryTaskPicksGpusThatMeetItsRule) {
     for (size_t i = 0; i < picks.size(); ++i) {
       const GpuSpec& g = *picks[i].gpu;
       EXPECT_GE(g.memory_size_gb_vendor.ValueOr(0), rule.min_memory_gb) << rule.id << " " << g.name;
-      if (rule.needs_nvlink) EXPECT_TRUE(g.nvlink_total_bidirectional_gb_per_s.known()) << g.name;
-      if (rule.nvidia_only) EXPECT_EQ(g.vendor, "NVIDIA") << g.name;
-      if (i > 0) EXPECT_GE(picks[i - 1].score, picks[i].score) << rule.id;
+      if (rule.needs_nvlink) {
+        EXPECT_TRUE(g.nvlink_total_bidirectional_gb_per_s.known()) << g.name;
+      }
+      if (rule.nvidia_only) {
+        EXPECT_EQ(g.vendor, "NVIDIA") << g.name;
+      }
+      if (i > 0) {
+        EXPECT_GE(picks[i - 1].score, picks[i].score) << rule.id;
+      }
       EXPECT_GE(picks[i].reasons.size(), 2u);
     }
   }
@@ -45,7 +51,9 @@ TEST(GpuSelection, LargeTrainingNeedsAnInterconnectAndServingRanksByBandwidthAnd
     if (serving[i].gpu->name == "H100 SXM5 80GB") h100 = static_cast<int>(i);
   }
   ASSERT_GE(h200, 0);
-  if (h100 >= 0) EXPECT_LT(h200, h100);
+  if (h100 >= 0) {
+    EXPECT_LT(h200, h100);
+  }
 }
 
 TEST(GpuSelection, UnknownTaskSuggestsTheNearest) {
