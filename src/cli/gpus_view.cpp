@@ -150,7 +150,10 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   memory.push_back({t.Get("gpus.show.memory_size"),
                     Tr(t, "gpus.show.memory_size_value", fmt::arg("vendor", MemoryShort(g)),
                        fmt::arg("usable", core::FormatBytesBinary(usable.bytes))),
-                    usable.basis});
+                    usable.estimated
+                        ? Tr(t, "gpus.usable.estimated", fmt::arg("vendor", usable.vendor_gb))
+                        : Tr(t, "gpus.usable.captured", fmt::arg("total", usable.total_mib),
+                             fmt::arg("reserved", usable.reserved_mib), fmt::arg("source", g.driver_memory_source))});
   model::DerivedFigure bw = model::DeriveMemoryBandwidth(g);
   if (bw.vendor || bw.derived) {
     std::string value = bw.vendor ? Tr(t, "gpus.show.vendor_value", fmt::arg("value", Gbps(*bw.vendor))) : "";

@@ -110,6 +110,8 @@ UsableMemory DriverUsableMemory(const GpuSpec& gpu) {
     double reserved = gpu.driver_memory_reserved_mib.value_or(0);
     usable.bytes = (*gpu.driver_memory_total_mib - reserved) * kMiB;
     usable.estimated = false;
+    usable.total_mib = *gpu.driver_memory_total_mib;
+    usable.reserved_mib = reserved;
     usable.basis = fmt::format("{:.0f} MiB total - {:.0f} MiB reserved, as reported by a real driver ({})",
                                *gpu.driver_memory_total_mib, reserved, gpu.driver_memory_source);
     return usable;
@@ -119,6 +121,7 @@ UsableMemory DriverUsableMemory(const GpuSpec& gpu) {
   double vendor = gpu.memory_size_gb_vendor.ValueOr(0);
   usable.bytes = vendor * kGiB * 0.98;
   usable.estimated = true;
+  usable.vendor_gb = vendor;
   usable.basis = fmt::format("estimated as 98% of {} GiB (no driver capture for this GPU; "
                              "drivers keep 1-2.5% back, and ECC on GDDR costs 6.25% more)", vendor);
   return usable;

@@ -58,7 +58,10 @@ std::optional<double> RidgePointFlopsPerByte(const GpuSpec& gpu, const std::stri
 struct UsableMemory {
   double bytes = 0;
   bool estimated = true;   ///< true when no driver capture exists for this GPU
-  std::string basis;       ///< one line saying where the number comes from
+  std::string basis;       ///< one line (English) saying where the number comes from
+  double total_mib = 0;    ///< captured driver total (when not estimated)
+  double reserved_mib = 0; ///< captured driver reservation (when not estimated)
+  double vendor_gb = 0;    ///< the vendor figure the estimate starts from
 };
 UsableMemory DriverUsableMemory(const GpuSpec& gpu);
 

@@ -11,7 +11,7 @@ namespace {
 
 std::set<std::string> Placeholders(const std::string& text) {
   std::set<std::string> out;
-  std::regex placeholder(R"(\{([a-z_]+)\})");
+  std::regex placeholder(R"(\{([a-z_]+)(:[^}]*)?\})");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), placeholder); it != std::sregex_iterator(); ++it) {
     out.insert((*it)[1]);
   }
