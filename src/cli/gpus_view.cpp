@@ -176,7 +176,7 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   memory.push_back({t.Get("gpus.show.memory_type"),
                     fmt::format("{}{}", g.memory_type,
                                 g.memory_bus_width_bits.known() ? fmt::format(", {:g}-bit", *g.memory_bus_width_bits.value) : ""),
-                    ""});
+                    t.Get("gpus.explain.memory_type")});
   if (g.l2_cache_mib.known()) {
     memory.push_back({t.Get("gpus.show.l2"), fmt::format("{:g} MiB", *g.l2_cache_mib.value), t.Get("gpus.explain.l2")});
   }
@@ -202,14 +202,16 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     compute.push_back({t.Get("gpus.show.fp32"), value, why});
   }
   compute.push_back({t.Get("gpus.show.fp64"), Tflops(g.fp64_vector_tflops, t), t.Get("gpus.explain.fp64")});
-  if (g.fp64_tensor_tflops.known()) compute.push_back({t.Get("gpus.show.fp64_tensor"), Tflops(g.fp64_tensor_tflops, t), ""});
+  if (g.fp64_tensor_tflops.known()) {
+    compute.push_back({t.Get("gpus.show.fp64_tensor"), Tflops(g.fp64_tensor_tflops, t), t.Get("gpus.explain.fp64_tensor")});
+  }
   compute.push_back({t.Get("gpus.show.tf32"), Tflops(g.tf32_tensor_dense_tflops, t), t.Get("gpus.explain.tf32")});
   compute.push_back({t.Get("gpus.show.bf16"), Tflops(g.fp16_bf16_tensor_dense_tflops, t), t.Get("gpus.explain.bf16")});
   compute.push_back({t.Get("gpus.show.fp8"), Tflops(g.fp8_tensor_dense_tflops, t), t.Get("gpus.explain.fp8")});
   compute.push_back({t.Get("gpus.show.int8"),
                      g.int8_tensor_dense_tops.known() ? fmt::format("{} TOP/s", core::FormatSignificant(*g.int8_tensor_dense_tops.value))
                                                       : Tflops(g.int8_tensor_dense_tops, t),
-                     ""});
+                     t.Get("gpus.explain.int8")});
   if (!g.vendor_figures_with_sparsity.empty()) {
     compute.push_back({t.Get("gpus.show.sparse"), g.vendor_figures_with_sparsity, t.Get("gpus.explain.sparse")});
   }
@@ -243,7 +245,7 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
     links.push_back({t.Get("gpus.show.pci_id"), ids, g.pci_device_ids_source});
   }
-  links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, ""});
+  links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
