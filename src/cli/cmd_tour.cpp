@@ -133,7 +133,8 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& option
       g["devices"].push_back(d);
     }
     doc["gpu"] = g;
-    doc["next"] = {"gpuprobe gpus", "gpuprobe gpus show NAME", "gpuprobe plan --params 8B --gpu NAME"};
+    doc["next"] = {"gpuprobe gpus", "gpuprobe gpus show NAME", "gpuprobe plan --params 8B --gpu NAME", "gpuprobe bench",
+                   "gpuprobe advise --profile matmul"};
     ctx.out << report::RenderJson(doc);
     return smoke_failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
   }
@@ -198,6 +199,8 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& option
   next.AddRow({"gpuprobe gpus --task llm-serving", t.Get("tour.next.task")});
   next.AddRow({"gpuprobe plan --params 8B --gpu h200", t.Get("tour.next.plan")});
   next.AddRow({"gpuprobe plan --model config.json", t.Get("tour.next.plan_model")});
+  next.AddRow({"gpuprobe bench", t.Get("tour.next.bench")});
+  next.AddRow({"gpuprobe advise --profile matmul", t.Get("tour.next.advise")});
   ctx.out << next.Render(2);
   return smoke_failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
 }

@@ -50,6 +50,8 @@ const std::vector<VerbDefinition>& Verbs();
 VerbRunner SetupTourVerb(CLI::App* command);
 VerbRunner SetupGpusVerb(CLI::App* command);
 VerbRunner SetupPlanVerb(CLI::App* command);
+VerbRunner SetupBenchVerb(CLI::App* command);
+VerbRunner SetupAdviseVerb(CLI::App* command);
 
 /// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
 /// (an I/O or internal error is reported, never hidden behind 0 or 1).

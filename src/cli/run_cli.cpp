@@ -18,6 +18,8 @@ constexpr const char* kMainFooter = R"(Examples:
   gpuprobe gpus compare a100-80gb h100 h200
   gpuprobe plan --params 8B --gpu h200
   gpuprobe plan --model config.json --mode qlora --seq 2048 --json
+  gpuprobe bench                    measure memory, compute, caches, matmul on this machine
+  gpuprobe advise --profile matmul --size 2048
 
 Exit status: 0 ok, 1 problems found, 2 bad usage or input, 3 not on this machine.
 Every verb takes --json (machine-readable, SI units, a versioned "schema") and --lang en|zh.)";
@@ -48,6 +50,8 @@ const std::vector<VerbDefinition>& Verbs() {
       {"tour", "what is this machine and is it OK? (the default when no verb is given)", &SetupTourVerb},
       {"gpus", "the GPU spec database: list, show, compare, pick by task", &SetupGpusVerb},
       {"plan", "will my model fit, on which GPUs, and how fast will it serve or train?", &SetupPlanVerb},
+      {"bench", "how fast is it really: against its spec, and against my CPU?", &SetupBenchVerb},
+      {"advise", "is a GPU worth it for this workload, and which one?", &SetupAdviseVerb},
   };
   return kVerbs;
 }

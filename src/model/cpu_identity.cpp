@@ -48,6 +48,16 @@ CpuIdentity ParseCpuInfo(std::string_view text) {
       packages.insert(value);
     } else if (key == "core id") {
       cores.insert({physical_id, value});
+    } else if (key == "cpu family") {
+      try {
+        id.family = std::stoi(value);
+      } catch (...) {
+      }
+    } else if (key == "model") {
+      try {
+        id.model_number = std::stoi(value);
+      } catch (...) {
+      }
     } else if (key == "flags" || key == "Features") {
       if (flags.empty()) flags = value;
     } else if (key == "cpu MHz") {
@@ -57,6 +67,11 @@ CpuIdentity ParseCpuInfo(std::string_view text) {
       } catch (...) {
       }
     }
+  }
+  {
+    std::istringstream words(flags);
+    std::string word;
+    while (words >> word) id.flags.push_back(word);
   }
   if (!cores.empty()) id.physical_cores = static_cast<int>(cores.size());
   if (!packages.empty()) id.sockets = static_cast<int>(packages.size());

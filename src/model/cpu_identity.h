@@ -21,6 +21,9 @@ struct CpuIdentity {
   std::vector<std::string> simd;    ///< widest first: "AMX", "AVX-512", "AVX2", "SSE4.2", "NEON"
   std::optional<double> max_mhz;    ///< "cpu MHz" is the current clock; this is the highest seen
   std::optional<double> memory_total_bytes;
+  int family = 0;                   ///< x86 "cpu family"
+  int model_number = 0;             ///< x86 "model"
+  std::vector<std::string> flags;   ///< every feature flag of the first processor
 };
 
 /// Parses /proc/cpuinfo text (x86 and Arm layouts). Unknown fields stay empty.

@@ -1,0 +1,71 @@
+// Backends run benchmarks: the CPU (always) and CUDA (where built and a driver exists).
+// Lifecycle after ggml: the registry holds Backends; a Backend probes without failing and
+// opens a BackendContext on one device; benchmarks prepare their buffers on a context.
+//
+// Thread safety: a Backend may be probed from any thread; a BackendContext belongs to the
+// thread that opened it (it may run its own worker threads internally).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace gpuprobe::bench {
+
+/// Whether something can run here; never an error (a missing GPU is a reason, not a failure).
+struct Availability {
+  bool available = false;
+  std::string reason;  ///< one sentence when unavailable, e.g. "no NVIDIA driver found"
+  std::string hint;    ///< what to install or run
+
+  static Availability Yes() { return {true, "", ""}; }
+  static Availability No(std::string reason, std::string hint = {}) {
+    return {false, std::move(reason), std::move(hint)};
+  }
+};
+
+struct DeviceInfo {
+  std::string backend;          ///< "cpu", "cuda"
+  int index = 0;
+  std::string name;             ///< "AMD EPYC 9654", "NVIDIA H200"
+  std::string pci_bus_id;       ///< "0000:01:00.0"; empty for the CPU
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_free_bytes = 0;
+};
+
+class BackendContext {
+ public:
+  virtual ~BackendContext() = default;
+  /// "cpu" or "cuda".
+  virtual std::string BackendName() const = 0;
+  virtual const DeviceInfo& Device() const = 0;
+  /// Worker threads (CPU) or 0 where the notion does not apply.
+  virtual int Threads() const { return 0; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string Name() const = 0;
+  /// Whether the backend can run on this machine, with the reason when not.
+  virtual Availability Probe() const = 0;
+  /// Opens a context on device `index`. Unavailable when Probe() says no.
+  virtual core::Result<std::unique_ptr<BackendContext>> Open(int index) = 0;
+};
+
+/// The backends of this build in a fixed order (cpu first), filled by RegisterCpuBackend and
+/// RegisterCudaBackend; passed around, never global.
+class BackendRegistry {
+ public:
+  void Add(std::unique_ptr<Backend> backend) { backends_.push_back(std::move(backend)); }
+  const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
+  Backend* Find(const std::string& name) const;
+
+ private:
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+}  // namespace gpuprobe::bench

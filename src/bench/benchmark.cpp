@@ -1,0 +1,42 @@
+#include "bench/benchmark.h"
+
+namespace gpuprobe::bench {
+
+const char* MetricUnit(Metric metric) {
+  switch (metric) {
+    case Metric::kBandwidth: return "B/s";
+    case Metric::kFlops: return "FLOP/s";
+    case Metric::kOps: return "op/s";
+    case Metric::kLatency: return "s";
+  }
+  return "?";
+}
+
+const char* MetricName(Metric metric) {
+  switch (metric) {
+    case Metric::kBandwidth: return "bandwidth";
+    case Metric::kFlops: return "flops";
+    case Metric::kOps: return "ops";
+    case Metric::kLatency: return "latency";
+  }
+  return "?";
+}
+
+Availability Benchmark::Check(const BackendContext&, const BenchCase&) const { return Availability::Yes(); }
+
+const EarlierResult* PredictionContext::Find(const std::string& id, const std::string& backend,
+                                             const std::string& case_label) const {
+  for (auto it = earlier.rbegin(); it != earlier.rend(); ++it) {
+    if (it->id == id && it->backend == backend && (case_label.empty() || it->case_label == case_label)) return &*it;
+  }
+  return nullptr;
+}
+
+Backend* BackendRegistry::Find(const std::string& name) const {
+  for (const auto& b : backends_) {
+    if (b->Name() == name) return b.get();
+  }
+  return nullptr;
+}
+
+}  // namespace gpuprobe::bench

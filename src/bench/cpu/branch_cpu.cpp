@@ -1,0 +1,127 @@
+// The same work behind a data-dependent branch, once with data the branch predictor learns
+// (sorted) and once with data it cannot (random): the CPU side of GPU divergence.
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "bench/cpu/cpu_context.h"
+#include "bench/registry.h"
+
+namespace gpuprobe::bench {
+namespace {
+
+// A misprediction flushes the pipeline: about 15-20 cycles on current cores.
+constexpr double kMispredictCycles = 16;
+constexpr std::size_t kElements = 1 << 24;
+
+// Both sides do different work and store it, and the empty asm keeps the compiler from
+// turning the branch into a conditional move (which would remove what is measured).
+std::uint64_t Classify(const std::uint8_t* data, std::size_t n, std::uint64_t* below, std::uint64_t* above) {
+  std::uint64_t low = 0, high = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint8_t x = data[i];
+    if (x < 128) {
+      low += x * 3u + 1;
+      __asm__ volatile("" ::: "memory");
+    } else {
+      high ^= x * 7u + i;
+    }
+  }
+  *below = low;
+  *above = high;
+  return low + high;
+}
+
+class BranchInstance : public BenchmarkInstance {
+ public:
+  explicit BranchInstance(bool predictable) : data_(kElements) {
+    std::mt19937 rng(9);
+    for (std::size_t i = 0; i < kElements; ++i) data_[i] = static_cast<std::uint8_t>(rng() & 0xFF);
+    if (predictable) std::sort(data_.data(), data_.data() + kElements);
+  }
+  core::Result<double> RunOnce() override {
+    auto start = std::chrono::steady_clock::now();
+    result_ = Classify(data_.data(), kElements, &below_, &above_);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  bool CorruptForTest() override {
+    below_ += 1;
+    return true;
+  }
+  Verification Verify() override {
+    std::uint64_t low = 0, high = 0;
+    for (std::size_t i = 0; i < kElements; ++i) {
+      std::uint8_t x = data_[i];
+      if (x < 128) low += x * 3u + 1; else high ^= x * 7u + i;
+    }
+    Verification v;
+    v.verified = low == below_ && high == above_;
+    v.checksum = static_cast<double>(result_);
+    v.detail = v.verified ? "both sides' results match a plain replay" : "results differ";
+    return v;
+  }
+
+ private:
+  AlignedArray<std::uint8_t> data_;
+  std::uint64_t result_ = 0, below_ = 0, above_ = 0;
+};
+
+class BranchBenchmark : public Benchmark {
+ public:
+  BranchBenchmark(bool predictable) : predictable_(predictable) {
+    info_.id = predictable ? "branch.predictable" : "branch.unpredictable";
+    info_.group = "branch";
+    info_.title = predictable ? "predictable" : "unpredictable";
+    info_.description = predictable ? "data-dependent branch over sorted bytes: the predictor learns it (elements/s)"
+                                    : "the same branch over random bytes: half the guesses are wrong (elements/s)";
+    info_.claim = "unpredictable branches stall a CPU core; on a GPU they serialise a warp";
+    info_.backends = {"cpu"};
+    info_.metric = Metric::kOps;
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool, std::uint64_t) const override {
+    return {{"1 thread", kElements, 1, 0, ""}};
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w;
+    w.ops = static_cast<double>(c.size);
+    w.bytes_read = static_cast<double>(c.size);
+    return w;
+  }
+  Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
+    Prediction p;
+    double clock = model::PeakClockHz(pc.cpu);
+    if (predictable_) {
+      if (clock > 0) {
+        p.value = clock / 2;
+        p.basis = "about two cycles per element when every branch is predicted";
+      }
+      return p;
+    }
+    const EarlierResult* easy = pc.Find("branch.predictable", "cpu");
+    if (easy != nullptr && clock > 0) {
+      double seconds = 1.0 / easy->value + 0.5 * kMispredictCycles / clock;
+      p.value = 1.0 / seconds;
+      p.basis = fmt::format("predictable rate + half the elements mispredicted x {:.0f} cycles", kMispredictCycles);
+    }
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext&, const BenchCase&) const override {
+    return std::unique_ptr<BenchmarkInstance>(new BranchInstance(predictable_));
+  }
+
+ private:
+  BenchmarkInfo info_;
+  bool predictable_;
+};
+
+}  // namespace
+
+void RegisterCpuBranchBenchmarks(BenchmarkRegistry* registry) {
+  registry->Add(std::make_unique<BranchBenchmark>(true));
+  registry->Add(std::make_unique<BranchBenchmark>(false));
+}
+
+}  // namespace gpuprobe::bench

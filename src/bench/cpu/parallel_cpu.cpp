@@ -1,0 +1,117 @@
+// Amdahl's law measured: a job with a chosen serial fraction run on 1..N threads, the
+// measured speed-up beside 1 / ((1 - P) + P / N).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "bench/cpu/cpu_context.h"
+#include "bench/registry.h"
+
+namespace gpuprobe::bench {
+namespace {
+
+constexpr double kParallelFraction = 0.9;
+constexpr std::uint64_t kUnits = 4096;         // work units per job
+constexpr int kStepsPerUnit = 4000;            // dependent FMAs per unit
+
+// One unit: a dependent chain the compiler cannot shorten; returns its final value.
+double Unit(std::uint64_t u) {
+  double x = 1.0 + static_cast<double>(u % 97) * 1e-3;
+  for (int i = 0; i < kStepsPerUnit; ++i) x = std::fma(x, 0.9999999, 1e-7);
+  return x;
+}
+
+class ParallelInstance : public BenchmarkInstance {
+ public:
+  ParallelInstance(CpuContext& ctx, int threads) : ctx_(ctx), threads_(threads) {}
+  core::Result<double> RunOnce() override {
+    std::uint64_t serial = static_cast<std::uint64_t>(std::llround((1 - kParallelFraction) * kUnits));
+    std::vector<double> partial(static_cast<size_t>(threads_), 0.0);
+    auto start = std::chrono::steady_clock::now();
+    double sum = 0;
+    for (std::uint64_t u = 0; u < serial; ++u) sum += Unit(u);  // the serial part: one thread
+    ctx_.pool().Run(threads_, [&](int w) {
+      double s = 0;
+      for (std::uint64_t u = serial + static_cast<std::uint64_t>(w); u < kUnits; u += static_cast<std::uint64_t>(threads_)) s += Unit(u);
+      partial[static_cast<size_t>(w)] = s;
+    });
+    for (double p : partial) sum += p;
+    auto end = std::chrono::steady_clock::now();
+    last_ = sum;
+    return std::chrono::duration<double>(end - start).count();
+  }
+  bool CorruptForTest() override {
+    last_ += 1.0;
+    return true;
+  }
+  Verification Verify() override {
+    double expected = 0;
+    for (std::uint64_t u = 0; u < kUnits; ++u) expected += Unit(u);
+    Verification v;
+    v.checksum = expected;
+    v.verified = std::fabs(last_ - expected) <= 1e-9 * std::fabs(expected);
+    v.detail = v.verified ? fmt::format("{} units, each once", kUnits) : "units lost or repeated";
+    return v;
+  }
+
+ private:
+  CpuContext& ctx_;
+  int threads_;
+  double last_ = 0;
+};
+
+class ParallelBenchmark : public Benchmark {
+ public:
+  ParallelBenchmark() {
+    info_.id = "parallel.amdahl";
+    info_.group = "parallel";
+    info_.title = "Amdahl";
+    info_.description = "a job that is 90% parallel on 1..N threads: measured speed-up vs 1 / ((1 - P) + P / N)";
+    info_.claim = "the serial part caps the speed-up, however many cores (or GPU threads) you add";
+    info_.backends = {"cpu"};
+    info_.metric = Metric::kOps;
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec&, bool, std::uint64_t) const override {
+    std::vector<BenchCase> cases;
+    for (int n = 1; n <= ctx.Threads(); n = n < 4 ? n + 1 : n * 2) {
+      cases.push_back({fmt::format("{} thread{}", n, n > 1 ? "s" : ""), kUnits, n, kParallelFraction, ""});
+    }
+    if (cases.back().threads != ctx.Threads()) {
+      cases.push_back({fmt::format("{} threads", ctx.Threads()), kUnits, ctx.Threads(), kParallelFraction, ""});
+    }
+    return cases;
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w;
+    w.ops = static_cast<double>(c.size);  // work units per second
+    w.flops = static_cast<double>(c.size) * kStepsPerUnit * 2;
+    return w;
+  }
+  Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
+    Prediction p;
+    const EarlierResult* one = pc.Find("parallel.amdahl", "cpu", "1 thread");
+    double speedup = model::AmdahlSpeedup(kParallelFraction, std::min(c.threads, pc.cpu.physical_cores));
+    if (one != nullptr) {
+      p.value = one->value * speedup;
+      p.basis = fmt::format("1-thread rate x Amdahl 1 / (0.1 + 0.9 / {}) = x{:.2f}", c.threads, speedup);
+    } else if (c.threads == 1) {
+      p.basis = "the baseline: other thread counts are predicted from it";
+    }
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& ctx, const BenchCase& c) const override {
+    return std::unique_ptr<BenchmarkInstance>(new ParallelInstance(static_cast<CpuContext&>(ctx), c.threads));
+  }
+
+ private:
+  BenchmarkInfo info_;
+};
+
+}  // namespace
+
+void RegisterCpuParallelBenchmarks(BenchmarkRegistry* registry) { registry->Add(std::make_unique<ParallelBenchmark>()); }
+
+}  // namespace gpuprobe::bench

@@ -1,0 +1,74 @@
+#include "bench/registry.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/spelling.h"
+
+namespace gpuprobe::bench {
+
+core::Status BenchmarkRegistry::Add(std::unique_ptr<Benchmark> benchmark) {
+  if (Find(benchmark->Info().id) != nullptr) {
+    return core::Status::InvalidArgument("benchmark id registered twice: " + benchmark->Info().id);
+  }
+  benchmarks_.push_back(std::move(benchmark));
+  return core::Status::Ok();
+}
+
+const Benchmark* BenchmarkRegistry::Find(const std::string& id) const {
+  for (const auto& b : benchmarks_) {
+    if (b->Info().id == id) return b.get();
+  }
+  return nullptr;
+}
+
+core::Result<std::vector<const Benchmark*>> BenchmarkRegistry::Select(const std::vector<std::string>& patterns) const {
+  std::vector<const Benchmark*> out;
+  auto add = [&](const Benchmark* b) {
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  };
+  if (patterns.empty()) {
+    for (const auto& b : benchmarks_) add(b.get());
+    return out;
+  }
+  for (const auto& pattern : patterns) {
+    bool matched = false;
+    for (const auto& b : benchmarks_) {
+      const auto& info = b->Info();
+      if (info.id == pattern || info.group == pattern || info.id.rfind(pattern, 0) == 0) {
+        add(b.get());
+        matched = true;
+      }
+    }
+    if (!matched) {
+      std::vector<std::string> names;
+      for (const auto& b : benchmarks_) {
+        names.push_back(b->Info().id);
+        if (std::find(names.begin(), names.end(), b->Info().group) == names.end()) names.push_back(b->Info().group);
+      }
+      auto near = core::ClosestMatches(pattern, names);
+      std::string message = fmt::format("no benchmark or group named '{}'", pattern);
+      if (!near.empty()) message += fmt::format("; did you mean '{}'?", near.front());
+      return core::Status::InvalidArgument(message, "run 'gpuprobe bench --list' for every id");
+    }
+  }
+  // Keep registration order whatever order the patterns came in.
+  std::vector<const Benchmark*> ordered;
+  for (const auto& b : benchmarks_) {
+    if (std::find(out.begin(), out.end(), b.get()) != out.end()) ordered.push_back(b.get());
+  }
+  return ordered;
+}
+
+void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
+  RegisterCpuMemoryBenchmarks(registry);
+  RegisterCpuComputeBenchmarks(registry);
+  RegisterCpuLatencyBenchmarks(registry);
+  RegisterCpuMatmulBenchmarks(registry);
+  RegisterCpuAccessBenchmarks(registry);
+  RegisterCpuBranchBenchmarks(registry);
+  RegisterCpuParallelBenchmarks(registry);
+}
+
+}  // namespace gpuprobe::bench

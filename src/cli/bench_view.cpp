@@ -1,0 +1,266 @@
+#include "cli/bench_view.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "core/units.h"
+#include "report/json_document.h"
+#include "report/table.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using bench::BenchResult;
+using bench::Metric;
+using nlohmann::json;
+
+const BenchResult* FindCase(const std::vector<BenchResult>& all, const std::string& id, const std::string& backend,
+                            const std::string& label) {
+  for (const auto& r : all) {
+    if (r.id == id && r.backend == backend && (label.empty() || r.case_label == label) && r.ok()) return &r;
+  }
+  return nullptr;
+}
+
+std::string Percent(std::optional<double> fraction) {
+  return fraction ? fmt::format("{:.0f}%", *fraction * 100) : "-";
+}
+
+}  // namespace
+
+std::string FormatMetricValue(Metric metric, double value) {
+  switch (metric) {
+    case Metric::kBandwidth: return core::FormatBytesPerSecond(value);
+    case Metric::kFlops: return core::FormatFlops(value);
+    case Metric::kOps: {
+      std::string s = core::FormatFlops(value);
+      return s.substr(0, s.size() - std::string("FLOP/s").size()) + "op/s";
+    }
+    case Metric::kLatency: return core::FormatSeconds(value);
+  }
+  return "?";
+}
+
+std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, const report::Texts& t, double clock_hz) {
+  if (r.skipped) return Tr(t, "bench.skipped", fmt::arg("reason", r.skip_reason));
+  if (!r.error.empty()) return Tr(t, "bench.failed", fmt::arg("error", r.error));
+  if (!r.verified) return Tr(t, "bench.wrong", fmt::arg("detail", r.verification_detail));
+  std::string key = "takeaway." + r.id;
+  // Extra facts some takeaways quote: speed-up over the naive rung, over one thread, etc.
+  double ratio = 0;
+  if (r.group == "matmul") {
+    const BenchResult* naive = FindCase(all, "matmul.naive", r.backend, "");
+    if (naive && naive->value > 0) ratio = r.value / naive->value;
+  } else if (r.id == "parallel.amdahl") {
+    const BenchResult* one = FindCase(all, "parallel.amdahl", r.backend, "1 thread");
+    if (one && one->value > 0) ratio = r.value / one->value;
+  } else if (r.id == "branch.unpredictable") {
+    const BenchResult* easy = FindCase(all, "branch.predictable", r.backend, "");
+    if (easy && r.value > 0) ratio = easy->value / r.value;
+  } else if (r.id == "access.strided" || r.id == "access.random") {
+    const BenchResult* seq = FindCase(all, "access.sequential", r.backend, "");
+    if (seq && r.value > 0) ratio = seq->value / r.value;
+  } else if (r.id.rfind("memory.", 0) == 0 && r.case_label == "all threads") {
+    const BenchResult* one = FindCase(all, r.id, r.backend, "1 thread");
+    if (one && one->value > 0) ratio = r.value / one->value;
+  } else if (r.id == "latency.chase") {
+    ratio = r.value * (r.clock_hz > 0 ? r.clock_hz : clock_hz);
+  }
+  // Sweeps: the first against the last case, in one line.
+  if (r.id == "memory.sweep" || r.id == "latency.chase") {
+    const BenchResult* first = nullptr;
+    const BenchResult* last = nullptr;
+    for (const auto& x : all) {
+      if (x.id != r.id || x.backend != r.backend || !x.ok()) continue;
+      if (!first) first = &x;
+      last = &x;
+    }
+    if (first && last && first != last && first->value > 0 && last->value > 0) {
+      double span = r.metric == Metric::kLatency ? last->value / first->value : first->value / last->value;
+      return Tr(t, key + ".summary", fmt::arg("small", first->case_label), fmt::arg("large", last->case_label),
+                fmt::arg("small_value", FormatMetricValue(r.metric, first->value)),
+                fmt::arg("large_value", FormatMetricValue(r.metric, last->value)), fmt::arg("ratio", fmt::format("{:.0f}", span)));
+    }
+  }
+  return Tr(t, key, fmt::arg("value", FormatMetricValue(r.metric, r.value)),
+            fmt::arg("predicted", r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-"),
+            fmt::arg("efficiency", Percent(r.efficiency)), fmt::arg("ratio", fmt::format("{:.1f}", ratio)),
+            fmt::arg("case", r.case_label));
+}
+
+json CpuSpecToJson(const model::CpuSpec& cpu) {
+  model::VectorPipes pipes = model::FmaPipes(cpu);
+  json j;
+  j["model"] = cpu.model_name;
+  j["vendor"] = cpu.vendor;
+  j["family"] = cpu.family;
+  j["model_number"] = cpu.model_number;
+  j["physical_cores"] = cpu.physical_cores;
+  j["logical_cpus"] = cpu.logical_cpus;
+  j["sockets"] = cpu.sockets;
+  j["numa_nodes"] = cpu.numa_nodes;
+  j["simd"] = pipes.isa;
+  j["fma_pipes_per_core"] = pipes.fma_pipes;
+  j["fma_width_bits"] = pipes.width_bits;
+  j["fma_basis"] = pipes.basis;
+  j["clock_max_hz"] = cpu.max_clock_hz > 0 ? json(cpu.max_clock_hz) : json(nullptr);
+  j["clock_under_load_hz"] = cpu.measured_clock_hz > 0 ? json(cpu.measured_clock_hz) : json(nullptr);
+  j["l1d_bytes"] = cpu.l1d_bytes;
+  j["l2_bytes"] = cpu.l2_bytes;
+  j["l3_bytes"] = cpu.l3_bytes;
+  j["l3_total_bytes"] = cpu.l3_total_bytes;
+  j["memory_bytes"] = cpu.memory_total_bytes;
+  j["dram_bandwidth_bytes_per_s"] = cpu.dram_bandwidth_bytes_per_s ? json(*cpu.dram_bandwidth_bytes_per_s) : json(nullptr);
+  j["dram_basis"] = cpu.dram_basis;
+  json peaks;
+  for (const char* dtype : {"fp64", "fp32", "bf16"}) {
+    auto peak = model::CpuPeakFlops(cpu, dtype, cpu.physical_cores);
+    peaks[std::string(dtype) + "_flops"] = peak ? json(*peak) : json(nullptr);
+  }
+  j["theoretical_peak"] = peaks;
+  return j;
+}
+
+json BenchToJson(const BenchReport& report, const report::Texts& t) {
+  json doc = report::MakeDocument("bench");
+  doc["machine"] = {{"cpu", CpuSpecToJson(report.cpu)}, {"gpus", report.gpu_lines}};
+  doc["mode"] = report.full ? "full" : "quick";
+  doc["wall_seconds"] = report.wall_seconds;
+  doc["results"] = json::array();
+  for (const auto& r : report.results) {
+    json j;
+    j["id"] = r.id;
+    j["group"] = r.group;
+    j["backend"] = r.backend;
+    j["device"] = r.device;
+    j["case"] = r.case_label;
+    j["size"] = r.size;
+    j["threads"] = r.threads;
+    j["metric"] = bench::MetricName(r.metric);
+    j["unit"] = bench::MetricUnit(r.metric);
+    j["claim"] = r.claim;
+    j["skipped"] = r.skipped;
+    if (r.skipped) j["skip_reason"] = r.skip_reason;
+    if (!r.error.empty()) j["error"] = r.error;
+    j["value"] = r.ok() ? json(r.value) : json(nullptr);
+    j["predicted"] = r.predicted ? json(*r.predicted) : json(nullptr);
+    j["prediction_basis"] = r.prediction_basis;
+    j["efficiency"] = r.efficiency ? json(*r.efficiency) : json(nullptr);
+    j["verified"] = r.verified;
+    j["verification"] = r.verification_detail;
+    j["checksum"] = r.checksum;
+    j["median_s"] = r.stats.median;
+    j["best_s"] = r.stats.best;
+    j["p10_s"] = r.stats.p10;
+    j["p90_s"] = r.stats.p90;
+    j["samples"] = r.stats.count;
+    j["noisy"] = r.stats.noisy;
+    j["work"] = {{"bytes_read", r.work.bytes_read}, {"bytes_written", r.work.bytes_written}, {"flops", r.work.flops},
+                 {"ops", r.work.ops}, {"items", r.work.items}};
+    j["clock_hz"] = r.clock_hz > 0 ? json(r.clock_hz) : json(nullptr);
+    j["note"] = r.note;
+    j["takeaway"] = Takeaway(r, report.results, t, report.cpu.measured_clock_hz);
+    doc["results"].push_back(j);
+  }
+  return doc;
+}
+
+std::string BenchToCsv(const BenchReport& report) {
+  std::string out = "id,backend,case,size,threads,metric,value,unit,predicted,efficiency,verified,median_s,best_s,p10_s,p90_s,noisy\n";
+  for (const auto& r : report.results) {
+    if (!r.ok()) continue;
+    out += fmt::format("{},{},\"{}\",{},{},{},{:.6g},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", r.id, r.backend,
+                       r.case_label, r.size, r.threads, bench::MetricName(r.metric), r.value, bench::MetricUnit(r.metric),
+                       r.predicted ? fmt::format("{:.6g}", *r.predicted) : "", r.efficiency ? fmt::format("{:.4f}", *r.efficiency) : "",
+                       r.verified ? "true" : "false", r.stats.median, r.stats.best, r.stats.p10, r.stats.p90,
+                       r.stats.noisy ? "true" : "false");
+  }
+  return out;
+}
+
+std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
+  model::VectorPipes pipes = model::FmaPipes(cpu);
+  report::TextTable table;
+  table.AddRow({t.Get("bench.cpu.model"), cpu.model_name.empty() ? t.Get("common.unknown") : cpu.model_name});
+  table.AddRow({t.Get("bench.cpu.cores"), Tr(t, "bench.cpu.cores_value", fmt::arg("cores", cpu.physical_cores),
+                                             fmt::arg("threads", cpu.logical_cpus), fmt::arg("sockets", cpu.sockets),
+                                             fmt::arg("numa", cpu.numa_nodes))});
+  table.AddRow({t.Get("bench.cpu.caches"),
+                fmt::format("L1d {} / L2 {} per core, L3 {} ({} in all)", core::FormatBytesBinary(static_cast<double>(cpu.l1d_bytes)),
+                            core::FormatBytesBinary(static_cast<double>(cpu.l2_bytes)), core::FormatBytesBinary(static_cast<double>(cpu.l3_bytes)),
+                            core::FormatBytesBinary(static_cast<double>(cpu.l3_total_bytes)))});
+  table.AddRow({t.Get("bench.cpu.simd"), fmt::format("{}: {} x {}-bit FMA per core ({})", pipes.isa, pipes.fma_pipes,
+                                                     pipes.width_bits, pipes.basis)});
+  table.AddRow({t.Get("bench.cpu.clock"),
+                Tr(t, "bench.cpu.clock_value",
+                   fmt::arg("max", cpu.max_clock_hz > 0 ? fmt::format("{:.0f} MHz", cpu.max_clock_hz / 1e6) : t.Get("common.unknown")),
+                   fmt::arg("load", cpu.measured_clock_hz > 0 ? fmt::format("{:.0f} MHz", cpu.measured_clock_hz / 1e6) : t.Get("common.unknown")))});
+  for (const char* dtype : {"fp64", "fp32"}) {
+    auto peak = model::CpuPeakFlops(cpu, dtype, cpu.physical_cores);
+    table.AddRow({Tr(t, "bench.cpu.peak", fmt::arg("dtype", dtype)), peak ? core::FormatFlops(*peak) : t.Get("common.unknown")});
+  }
+  table.AddRow({t.Get("bench.cpu.dram"), cpu.dram_bandwidth_bytes_per_s
+                                             ? fmt::format("{} ({})", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s), cpu.dram_basis)
+                                             : cpu.dram_basis});
+  return table.Render(2);
+}
+
+std::string RenderBench(const BenchReport& report, const report::Texts& t) {
+  std::string out = t.Get("bench.title") + "\n\n" + t.Get("bench.cpu") + "\n" + RenderCpuFacts(report.cpu, t);
+  for (const auto& line : report.gpu_lines) out += "  " + line + "\n";
+  out += "\n";
+  // Group by claim, in the order results came.
+  std::vector<std::string> claims;
+  for (const auto& r : report.results) {
+    if (std::find(claims.begin(), claims.end(), r.claim) == claims.end()) claims.push_back(r.claim);
+  }
+  for (const auto& claim : claims) {
+    out += "== " + claim + "\n";
+    report::TextTable table({t.Get("bench.col.benchmark"), t.Get("bench.col.case"), t.Get("bench.col.backend"),
+                             t.Get("bench.col.measured"), t.Get("bench.col.predicted"), t.Get("bench.col.efficiency"),
+                             t.Get("bench.col.check")});
+    table.SetAlign(3, report::Align::kRight);
+    table.SetAlign(4, report::Align::kRight);
+    table.SetAlign(5, report::Align::kRight);
+    std::vector<std::string> takeaways;
+    std::vector<std::string> ids_done;
+    for (const auto& r : report.results) {
+      if (r.claim != claim) continue;
+      std::string check = r.skipped ? t.Get("bench.check.skipped") : !r.error.empty() ? t.Get("bench.check.error")
+                          : r.verified ? t.Get("bench.check.ok") : t.Get("bench.check.wrong");
+      if (r.ok() && r.stats.noisy) check += " " + t.Get("bench.check.noisy");
+      table.AddRow({r.id, r.case_label, r.backend, r.ok() ? FormatMetricValue(r.metric, r.value) : "-",
+                    r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-", Percent(r.efficiency), check});
+    }
+    // One takeaway per benchmark: its first case, or its last for the thread-scaling one.
+    for (const auto& r : report.results) {
+      if (r.claim != claim || std::find(ids_done.begin(), ids_done.end(), r.id) != ids_done.end()) continue;
+      const BenchResult* pick = &r;
+      if (r.id == "parallel.amdahl") {
+        for (const auto& x : report.results) {
+          if (x.id == r.id && x.backend == r.backend) pick = &x;
+        }
+      }
+      ids_done.push_back(r.id);
+      takeaways.push_back(Takeaway(*pick, report.results, t, report.cpu.measured_clock_hz));
+    }
+    out += table.Render(2);
+    for (const auto& takeaway : takeaways) out += "  -> " + takeaway + "\n";
+    out += "\n";
+  }
+  int verified = 0, total = 0, skipped = 0;
+  for (const auto& r : report.results) {
+    if (r.skipped) { ++skipped; continue; }
+    ++total;
+    if (r.ok() && r.verified) ++verified;
+  }
+  out += Tr(t, "bench.summary", fmt::arg("verified", verified), fmt::arg("total", total), fmt::arg("skipped", skipped),
+            fmt::arg("seconds", fmt::format("{:.1f}", report.wall_seconds))) + "\n";
+  out += t.Get("bench.legend") + "\n";
+  return out;
+}
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,89 @@
+// The workload advisor behind `gpuprobe advise`: is a GPU worth it for this workload, and
+// which one? For the CPU and for every GPU of the database it predicts the time of one call:
+//   compute  = max(FLOPs / peak, bytes / bandwidth)               (the roofline)
+//   transfer = bytes crossing PCIe / (0.8 x the link's encoded rate)  (pinned copies)
+//   launch   = a synchronous kernel round trip per call (~5 us)
+//   total    = serial part on the CPU + parallel part on the GPU (Amdahl) [+ transfer]
+// and scores the five suitability criteria (arithmetic intensity, data dependency,
+// branching, batchability, algorithmic complexity) before a verdict.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "model/gpu_spec.h"
+
+namespace gpuprobe::model {
+
+struct Workload {
+  std::string name;              ///< "vector, 1e8 elements"
+  std::string dtype = "fp32";    ///< arithmetic type: fp64, fp32, bf16, fp16
+  double flops = 0;              ///< per call
+  double bytes = 0;              ///< memory traffic per call (reads + writes)
+  double transfer_bytes = 0;     ///< host <-> device per call when the data does not stay on the GPU
+  double parallel_fraction = 1;  ///< 0..1, the part that can run in parallel
+  bool branchy = false;          ///< data-dependent branching per element
+  double calls_per_second = 0;   ///< 0: one batch job; > 0: a service answering requests
+  double flops_growth = 1;       ///< FLOPs grow as size^this ...
+  double bytes_growth = 1;       ///< ... and data as size^this
+};
+
+/// What the CPU sustains: measured (from a saved bench run) or theoretical.
+struct CpuCapability {
+  double flops = 0;          ///< FLOP/s for the workload's dtype
+  double bandwidth = 0;      ///< bytes/s
+  std::string basis;         ///< where the two figures come from
+};
+
+struct GpuEstimate {
+  const GpuSpec* gpu = nullptr;
+  double compute_seconds = 0;
+  double transfer_seconds = 0;
+  double launch_seconds = 0;
+  double total_seconds = 0;           ///< with transfers
+  double resident_seconds = 0;        ///< data already on the GPU
+  double speedup = 0;                 ///< CPU time / total
+  double resident_speedup = 0;        ///< CPU time / resident
+  bool bandwidth_bound = false;
+  std::string link;                   ///< "PCIe Gen5 x16 at 50.4 GB/s"
+};
+
+struct Criterion {
+  std::string id;       ///< arithmetic_intensity, data_dependency, branching, batchability, complexity
+  int score = 0;        ///< -2 (against the GPU) .. +2 (for it)
+  std::string reason;   ///< one line with this workload's numbers
+};
+
+enum class Verdict { kStayOnCpu, kMoveToGpu, kOnlyIfDataStays };
+std::string VerdictName(Verdict verdict);
+
+struct Advice {
+  double cpu_seconds = 0;
+  bool cpu_bandwidth_bound = false;
+  double amdahl_cap = 0;              ///< 1 / (1 - P); infinity-like 1e9 when P = 1
+  std::vector<GpuEstimate> gpus;      ///< best (by total) first
+  std::vector<Criterion> criteria;
+  Verdict verdict = Verdict::kStayOnCpu;
+  const GpuSpec* pick = nullptr;      ///< the GPU the verdict names (null to stay on the CPU)
+  std::string reason;                 ///< the verdict in one sentence, with times
+};
+
+/// A synchronous kernel launch round trip (5-10 us measured on H200 and A100).
+inline constexpr double kLaunchRoundTripSeconds = 5e-6;
+/// Pinned copies reach about 80% of the encoded PCIe rate.
+inline constexpr double kPcieEfficiency = 0.8;
+/// Branch divergence: data-dependent branches make a warp run its paths in turn; assume 4.
+inline constexpr double kDivergencePenalty = 4;
+/// A GPU must beat the CPU by this factor before moving is worth the effort.
+inline constexpr double kWorthIt = 1.25;
+
+/// Checks a workload's numbers: non-negative, finite, P in [0, 1], not absurd.
+core::Status ValidateWorkload(const Workload& workload);
+
+/// Advises on `workload` given the CPU and the GPUs to consider (NVIDIA and AMD alike).
+core::Result<Advice> Advise(const Workload& workload, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus);
+
+}  // namespace gpuprobe::model
