@@ -52,6 +52,7 @@ VerbRunner SetupGpusVerb(CLI::App* command);
 VerbRunner SetupPlanVerb(CLI::App* command);
 VerbRunner SetupBenchVerb(CLI::App* command);
 VerbRunner SetupAdviseVerb(CLI::App* command);
+VerbRunner SetupInspectVerb(CLI::App* command);
 
 /// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
 /// (an I/O or internal error is reported, never hidden behind 0 or 1).

@@ -1,0 +1,18 @@
+// Live GPU state through NVML: every GPU as a Snapshot. Fields the driver does not support,
+// or whose symbol is missing, stay empty; a GPU that reports GPU_IS_LOST makes the read fail
+// with that reason (the Xid 79 case), never a crash.
+//
+// Thread safety: one reader at a time per NvmlLibrary.
+#pragma once
+
+#include <vector>
+
+#include "core/status.h"
+#include "telemetry/nvml_library.h"
+#include "telemetry/snapshot.h"
+
+namespace gpuprobe::telemetry {
+
+core::Result<std::vector<Snapshot>> ReadNvmlSnapshots(const NvmlLibrary& nvml);
+
+}  // namespace gpuprobe::telemetry
