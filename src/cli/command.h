@@ -53,6 +53,8 @@ VerbRunner SetupPlanVerb(CLI::App* command);
 VerbRunner SetupBenchVerb(CLI::App* command);
 VerbRunner SetupAdviseVerb(CLI::App* command);
 VerbRunner SetupInspectVerb(CLI::App* command);
+VerbRunner SetupExplainVerb(CLI::App* command);
+VerbRunner SetupDoctorVerb(CLI::App* command);
 
 /// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
 /// (an I/O or internal error is reported, never hidden behind 0 or 1).
