@@ -26,7 +26,12 @@ TEST(KnowledgeBase, EveryRequiredErrorHasAnEntryInBothLanguages) {
     EXPECT_FALSE(e.meaning.zh.empty()) << e.id;
     EXPECT_FALSE(e.causes.empty()) << e.id;
     EXPECT_FALSE(e.fixes.empty()) << e.id;
-    for (const auto& c : e.causes) EXPECT_FALSE(c.zh.empty()) << e.id;
+    EXPECT_FALSE(e.confirm.empty()) << e.id;
+    for (const auto& c : e.causes) {
+      EXPECT_FALSE(c.zh.empty()) << e.id;
+      // A cause is an explanation, not a pointer to someone else's catalogue.
+      EXPECT_EQ(c.en.rfind("See ", 0), std::string::npos) << e.id << ": " << c.en;
+    }
     for (const auto& f : e.fixes) EXPECT_FALSE(f.zh.empty()) << e.id;
   }
 }
