@@ -42,16 +42,30 @@ except ImportError:
     pass
 except Exception as e:
     out['torch'] = {'error': str(e)}
+def cuda_of_wheels(pattern):
+    # The CUDA major a wheel was built for is in its name: jax-cuda12-plugin, cupy-cuda12x.
+    import re, importlib.metadata as md
+    for d in md.distributions():
+        m = re.match(pattern, (d.metadata['Name'] or '').lower())
+        if m:
+            return m.group(1) + '.0'
+    return ''
 try:
     import jax
-    out['jax'] = {'version': jax.__version__}
+    out['jax'] = {'version': jax.__version__, 'cuda': cuda_of_wheels(r'jax[-_]cuda(\d+)[-_]plugin')}
 except ImportError:
     pass
 except Exception as e:
     out['jax'] = {'error': str(e)}
 try:
     import cupy
-    out['cupy'] = {'version': cupy.__version__}
+    cuda = ''
+    try:
+        v = cupy.cuda.runtime.runtimeGetVersion()
+        cuda = '%d.%d' % (v // 1000, (v % 1000) // 10)
+    except Exception:
+        cuda = cuda_of_wheels(r'cupy[-_]cuda(\d+)')
+    out['cupy'] = {'version': cupy.__version__, 'cuda': cuda}
 except ImportError:
     pass
 except Exception as e:
@@ -354,8 +368,25 @@ DoctorReport RunChecks(const Environment& env, const NvmlView& nvml) {
     for (const char* name : {"jax", "cupy"}) {
       if (doc.is_object() && doc.contains(name) && doc[name].is_object()) {
         const auto& f = doc[name];
-        add(name, name, f.contains("error") ? CheckStatus::kWarn : CheckStatus::kInfo,
-            f.contains("error") ? "import failed: " + f["error"].get<std::string>() : std::string(name) + " " + f.value("version", "?"));
+        if (f.contains("error")) {
+          add(name, name, CheckStatus::kWarn, "import failed: " + (f["error"].is_string() ? f["error"].get<std::string>() : "?"));
+          continue;
+        }
+        std::string version = f.contains("version") && f["version"].is_string() ? f["version"].get<std::string>() : "?";
+        std::string cuda = f.contains("cuda") && f["cuda"].is_string() ? f["cuda"].get<std::string>() : "";
+        if (cuda.empty()) {
+          add(name, name, CheckStatus::kInfo, fmt::format("{} {}, no CUDA build found (CPU only)", name, version));
+          continue;
+        }
+        // The same rule as for PyTorch: driver >= the CUDA the framework was built with.
+        CheckStatus status = CheckStatus::kInfo;
+        std::string evidence = fmt::format("{} {}, built with CUDA {}", name, version, cuda);
+        if (!driver.empty() && compat.ok()) {
+          CompatVerdict v = (*compat)->Check(cuda, driver);
+          status = v.level == "too_old" ? CheckStatus::kFail : v.level == "minor_compat" ? CheckStatus::kWarn : CheckStatus::kOk;
+          if (v.level != "ok") evidence += "; " + v.detail;
+        }
+        add(name, name, status, evidence, status >= CheckStatus::kWarn ? fmt::format("install a {} build for the CUDA this driver supports", name) : "");
       }
     }
   }

@@ -187,5 +187,18 @@ TEST(Doctor, NoDriverWithAGpuPresent) {
   EXPECT_EQ(WorstStatus(r.checks), CheckStatus::kFail);
 }
 
+TEST(Doctor, JaxAndCupyAreCheckedAgainstTheDriver) {
+  FakeMachine m;
+  m.Gpu("0000:83:00.0", "nvidia");
+  m.Module("535.104.05");
+  m.Nodes({"nvidiactl", "nvidia0", "nvidia-uvm"});
+  m.Program("python3", R"({"jax": {"version": "0.7.1", "cuda": "13.0"}, "cupy": {"version": "13.6.0", "cuda": "12.2"}})");
+  DoctorReport r = RunChecks(m.Env(), Nvml("535.104.05", "9.0"));
+  ASSERT_NE(Find(r, "jax"), nullptr);
+  EXPECT_EQ(Find(r, "jax")->status, CheckStatus::kFail);  // CUDA 13 needs a 580 driver
+  EXPECT_NE(Find(r, "jax")->evidence.find("too old"), std::string::npos);
+  EXPECT_EQ(Find(r, "cupy")->status, CheckStatus::kOk);   // 535 >= 535.104.05 for CUDA 12.2
+}
+
 }  // namespace
 }  // namespace gpuprobe::doctor
