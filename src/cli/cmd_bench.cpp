@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "cli/bench_view.h"
 #include "cli/command.h"
 #include "core/units.h"
+#include "history/history_store.h"
 #include "report/json_document.h"
 #include "report/table.h"
 
@@ -31,6 +33,7 @@ Examples:
   gpuprobe bench memory.triad --threads 1
   gpuprobe bench --full --csv > sweep.csv
   gpuprobe bench --backend cpu --json > cpu.json
+  gpuprobe bench --save                record the run; 'gpuprobe history compare' shows what changed
 
 Every result is verified, predicted from the model (spec, caches, clock) and shown with its
 efficiency = measured / predicted (latency: predicted / measured). No result is a pass/fail
@@ -43,6 +46,8 @@ struct BenchOptions {
   int threads = 0;
   std::string size;
   double seconds = 0;
+  bool save = false;
+  std::string db;  ///< empty: the default history path
 };
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
@@ -81,6 +86,14 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   }
   auto selection = registry.Select(o.patterns);
   if (!selection.ok()) return selection.status();
+  if (!o.db.empty() && !o.save) return core::Status::InvalidArgument("--db goes with --save");
+  // Open the history before measuring: a bad --db fails in a second, not after the run.
+  std::optional<history::HistoryStore> store;
+  if (o.save) {
+    auto opened = history::HistoryStore::Open(o.db.empty() ? history::DefaultHistoryPath() : o.db, true);
+    if (!opened.ok()) return opened.status().WithContext("--save");
+    store = std::move(opened.value());
+  }
 
   bench::BenchSettings settings;
   settings.full = o.full;
@@ -144,8 +157,9 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (terminal) std::fprintf(stderr, "\r%80s\r", "");
 
+  nlohmann::json document = BenchToJson(report, ctx.texts);
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(BenchToJson(report, ctx.texts));
+    ctx.out << report::RenderJson(document);
   } else if (o.csv) {
     ctx.out << BenchToCsv(report);
   } else {
@@ -154,6 +168,13 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   bool problems = false;
   for (const auto& r : report.results) {
     if (!r.skipped && (!r.error.empty() || !r.verified)) problems = true;
+  }
+  if (store) {
+    auto run = history::RunFromBenchDocument(document);
+    if (!run.ok()) return run.status();
+    auto id = store->Save(*run, document.dump());
+    if (!id.ok()) return id.status();
+    ctx.err << Tr(ctx.texts, "history.saved", fmt::arg("id", *id), fmt::arg("path", store->path())) << "\n";
   }
   return problems ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
 }
@@ -172,6 +193,8 @@ VerbRunner SetupBenchVerb(CLI::App* command) {
   command->add_option("--size", o->size, "working set per array, e.g. 256MiB (matmul: the matrix order, e.g. 1024)");
   command->add_option("--seconds", o->seconds, "time cap per case in seconds (default 0.4 quick, 3 full)");
   command->add_flag("--csv", o->csv, "print CSV rows (for sweeps) instead of the table");
+  command->add_flag("--save", o->save, "record this run in the history (see 'gpuprobe history')");
+  command->add_option("--db", o->db, "history file for --save (default $XDG_DATA_HOME/gpuprobe/history.db)");
   return [o](VerbContext& ctx) { return RunBench(ctx, *o); };
 }
 

@@ -1,0 +1,205 @@
+// `gpuprobe history`: the runs saved by `bench --save`, and `history compare A B`: what got
+// faster or slower between two runs, decided with each result's spread (a CI gate with
+// --fail-on-regression).
+#include <charconv>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/bench_view.h"
+#include "cli/command.h"
+#include "core/units.h"
+#include "history/compare.h"
+#include "history/history_store.h"
+#include "report/json_document.h"
+#include "report/table.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+constexpr const char* kFooter = R"(Examples:
+  gpuprobe bench --save                       record a run (machine, versions, every result)
+  gpuprobe history                            the saved runs
+  gpuprobe history compare                    the last two runs, result by result
+  gpuprobe history compare 3 7                run 3 (before) against run 7 (after)
+  gpuprobe history compare --fail-on-regression 10    exit 1 if a result got more than 10% slower
+
+Verdicts: FASTER or SLOWER when the p10-p90 spreads of the two results do not overlap,
+SAME within 2%, UNCLEAR when the change is inside the noise (rerun, or use bench --full).
+Exit status: 0 done; 1 a regression beyond --fail-on-regression; 2 bad input or a file that is
+not a gpuprobe history (left untouched).)";
+
+struct HistoryOptions {
+  std::vector<std::string> words;
+  std::string db;
+  double fail_on_regression = -1;
+};
+
+bench::Metric MetricFromName(const std::string& name) {
+  if (name == "flops") return bench::Metric::kFlops;
+  if (name == "ops") return bench::Metric::kOps;
+  if (name == "latency") return bench::Metric::kLatency;
+  return bench::Metric::kBandwidth;
+}
+
+core::Result<long long> RunId(const std::string& text) {
+  long long id = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size() || id <= 0) {
+    return core::Status::InvalidArgument(fmt::format("'{}' is not a run id (a positive number from 'gpuprobe history')", text));
+  }
+  return id;
+}
+
+core::Result<core::ExitCode> List(VerbContext& ctx, const history::HistoryStore& store) {
+  auto runs = store.List();
+  if (!runs.ok()) return runs.status();
+  if (ctx.options.json) {
+    nlohmann::json doc = report::MakeDocument("history");
+    doc["path"] = store.path();
+    doc["runs"] = nlohmann::json::array();
+    for (const auto& r : *runs) {
+      doc["runs"].push_back({{"id", r.id}, {"recorded_at", r.recorded_at}, {"host", r.host}, {"cpu", r.cpu}, {"gpus", r.gpus},
+                             {"mode", r.mode}, {"gpuprobe_version", r.version}, {"results", r.results}});
+    }
+    ctx.out << report::RenderJson(doc);
+    return core::ExitCode::kOk;
+  }
+  ctx.out << Tr(ctx.texts, "history.title", fmt::arg("path", store.path())) << "\n\n";
+  if (runs->empty()) {
+    ctx.out << Tr(ctx.texts, "history.empty") << "\n";
+    return core::ExitCode::kOk;
+  }
+  report::TextTable table({"run", "recorded (UTC)", "host", "mode", "results", "CPU / GPUs"});
+  table.SetAlign(0, report::Align::kRight);
+  table.SetAlign(4, report::Align::kRight);
+  for (const auto& r : *runs) {
+    table.AddRow({std::to_string(r.id), r.recorded_at, r.host, r.mode, std::to_string(r.results), r.cpu + (r.gpus.empty() ? "" : "; " + r.gpus)});
+  }
+  ctx.out << table.Render(2) << "\n" << Tr(ctx.texts, "history.next") << "\n";
+  return core::ExitCode::kOk;
+}
+
+core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistoryStore& store, const HistoryOptions& o) {
+  long long before_id = 0, after_id = 0;
+  if (o.words.size() > 3) return core::Status::InvalidArgument("compare takes at most two run ids");
+  if (o.words.size() == 3) {
+    GPUPROBE_ASSIGN_OR_RETURN(before_id, RunId(o.words[1]));
+    GPUPROBE_ASSIGN_OR_RETURN(after_id, RunId(o.words[2]));
+  } else {
+    auto runs = store.List();
+    if (!runs.ok()) return runs.status();
+    if (o.words.size() == 2) {
+      GPUPROBE_ASSIGN_OR_RETURN(before_id, RunId(o.words[1]));
+      if (runs->empty()) return core::Status::InvalidArgument("the history is empty", "save a run first: gpuprobe bench --save");
+      after_id = runs->back().id;
+    } else {
+      if (runs->size() < 2) {
+        return core::Status::InvalidArgument(fmt::format("compare needs two runs; the history has {}", runs->size()),
+                                             "save another: gpuprobe bench --save");
+      }
+      before_id = (*runs)[runs->size() - 2].id;
+      after_id = runs->back().id;
+    }
+  }
+  auto before = store.Load(before_id);
+  if (!before.ok()) return before.status();
+  auto after = store.Load(after_id);
+  if (!after.ok()) return after.status();
+  history::RunComparison cmp = history::CompareRuns(*before, *after);
+  std::optional<double> worst = history::WorstRegression(cmp);
+  bool gate = o.fail_on_regression >= 0 && worst && *worst * 100 > o.fail_on_regression;
+
+  if (ctx.options.json) {
+    nlohmann::json doc = report::MakeDocument("history_compare");
+    doc["before"] = {{"id", before->id}, {"recorded_at", before->recorded_at}, {"host", before->host}};
+    doc["after"] = {{"id", after->id}, {"recorded_at", after->recorded_at}, {"host", after->host}};
+    doc["changes"] = nlohmann::json::array();
+    for (const auto& c : cmp.changes) {
+      doc["changes"].push_back({{"id", c.id}, {"backend", c.backend}, {"case", c.case_label}, {"metric", c.metric}, {"unit", c.unit},
+                                {"before", c.before}, {"after", c.after}, {"speedup", c.speedup}, {"verdict", history::VerdictName(c.verdict)}});
+    }
+    doc["only_before"] = cmp.only_before;
+    doc["only_after"] = cmp.only_after;
+    doc["worst_regression"] = worst ? nlohmann::json(*worst) : nlohmann::json(nullptr);
+    doc["regression_gate_failed"] = gate;
+    ctx.out << report::RenderJson(doc);
+  } else {
+    ctx.out << Tr(ctx.texts, "history.compare_title", fmt::arg("before", before->id), fmt::arg("before_at", before->recorded_at),
+                  fmt::arg("after", after->id), fmt::arg("after_at", after->recorded_at))
+            << "\n";
+    if (before->host != after->host || before->cpu != after->cpu) {
+      ctx.out << Tr(ctx.texts, "history.different_machines", fmt::arg("before", before->host + ", " + before->cpu),
+                    fmt::arg("after", after->host + ", " + after->cpu))
+              << "\n";
+    }
+    ctx.out << "\n";
+    report::TextTable table({"benchmark", "backend", "case", "before", "after", "change", "verdict"});
+    for (size_t c : {3, 4, 5}) table.SetAlign(c, report::Align::kRight);
+    int counts[4] = {0, 0, 0, 0};
+    for (const auto& c : cmp.changes) {
+      bench::Metric metric = MetricFromName(c.metric);
+      double percent = (c.speedup - 1) * 100;
+      table.AddRow({c.id, c.backend, c.case_label, FormatMetricValue(metric, c.before), FormatMetricValue(metric, c.after),
+                    fmt::format("{:+.1f}%", percent), history::VerdictName(c.verdict)});
+      ++counts[static_cast<int>(c.verdict)];
+    }
+    ctx.out << table.Render(2) << "\n";
+    ctx.out << Tr(ctx.texts, "history.summary", fmt::arg("faster", counts[0]), fmt::arg("slower", counts[1]), fmt::arg("same", counts[2]),
+                  fmt::arg("unclear", counts[3]))
+            << "\n";
+    if (!cmp.only_before.empty() || !cmp.only_after.empty()) {
+      ctx.out << Tr(ctx.texts, "history.unmatched", fmt::arg("before", cmp.only_before.size()), fmt::arg("after", cmp.only_after.size()))
+              << "\n";
+    }
+    if (o.fail_on_regression >= 0) {
+      ctx.out << (gate ? Tr(ctx.texts, "history.gate_failed", fmt::arg("worst", *worst * 100), fmt::arg("limit", o.fail_on_regression))
+                       : Tr(ctx.texts, "history.gate_passed", fmt::arg("limit", o.fail_on_regression)))
+              << "\n";
+    }
+  }
+  return gate ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
+}
+
+core::Result<core::ExitCode> RunHistory(VerbContext& ctx, const HistoryOptions& o) {
+  std::string action = o.words.empty() ? "list" : o.words.front();
+  if (action != "list" && action != "compare") {
+    return core::Status::InvalidArgument(fmt::format("unknown action '{}': use 'gpuprobe history' or 'gpuprobe history compare [A B]'", action));
+  }
+  if (action == "list" && o.words.size() > 1) return core::Status::InvalidArgument("'history list' takes no arguments");
+  if (o.fail_on_regression != -1 && (o.fail_on_regression < 0 || o.fail_on_regression > 1000)) {
+    return core::Status::InvalidArgument("--fail-on-regression takes a percentage between 0 and 1000");
+  }
+  if (o.fail_on_regression >= 0 && action != "compare") return core::Status::InvalidArgument("--fail-on-regression goes with 'compare'");
+  std::string path = o.db.empty() ? history::DefaultHistoryPath() : o.db;
+  std::error_code ec;
+  if (action == "list" && o.db.empty() && !std::filesystem::exists(path, ec)) {
+    // Nothing saved yet is not an error for the default history: say how to start one.
+    if (ctx.options.json) {
+      nlohmann::json doc = report::MakeDocument("history");
+      doc["path"] = path;
+      doc["runs"] = nlohmann::json::array();
+      ctx.out << report::RenderJson(doc);
+    } else {
+      ctx.out << Tr(ctx.texts, "history.title", fmt::arg("path", path)) << "\n\n" << Tr(ctx.texts, "history.empty") << "\n";
+    }
+    return core::ExitCode::kOk;
+  }
+  auto store = history::HistoryStore::Open(path, false);
+  if (!store.ok()) return store.status();
+  return action == "list" ? List(ctx, *store) : Compare(ctx, *store, o);
+}
+
+}  // namespace
+
+VerbRunner SetupHistoryVerb(CLI::App* command) {
+  auto o = std::make_shared<HistoryOptions>();
+  command->footer(kFooter);
+  command->add_option("action", o->words, "list (default) or compare [BEFORE [AFTER]]");
+  command->add_option("--db", o->db, "history file (default $XDG_DATA_HOME/gpuprobe/history.db)");
+  command->add_option("--fail-on-regression", o->fail_on_regression, "with compare: exit 1 if a result is SLOWER by more than PCT percent");
+  return [o](VerbContext& ctx) { return RunHistory(ctx, *o); };
+}
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,39 @@
+// A recorded bench run: who ran what where, and every result with its value and the spread
+// behind it (from the p10/p90 sample times), read from a `gpuprobe bench --json` document.
+// Pure: no I/O.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace gpuprobe::history {
+
+struct RecordedResult {
+  std::string key;       ///< "memory.triad|cpu|all threads": id, backend, case
+  std::string id, backend, case_label;
+  std::string metric;    ///< bandwidth, flops, ops, latency
+  std::string unit;      ///< B/s, FLOP/s, op/s, s
+  double value = 0;
+  double low = 0, high = 0;  ///< the value at the p90 and p10 sample times (the spread)
+  bool noisy = false;
+  bool higher_is_better() const { return metric != "latency"; }
+};
+
+struct RunRecord {
+  long long id = 0;          ///< assigned by the store
+  std::string recorded_at;   ///< ISO 8601 UTC
+  std::string host, cpu, gpus, mode, version;
+  std::vector<RecordedResult> results;
+};
+
+/// Reads a gpuprobe.bench.v1 document; ParseError when it is not one. Results that were
+/// skipped, failed or not verified are left out (they have no value to compare).
+core::Result<RunRecord> RunFromBenchDocument(const nlohmann::json& document);
+
+}  // namespace gpuprobe::history
