@@ -118,7 +118,8 @@ core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistorySto
     doc["changes"] = nlohmann::json::array();
     for (const auto& c : cmp.changes) {
       doc["changes"].push_back({{"id", c.id}, {"backend", c.backend}, {"case", c.case_label}, {"metric", c.metric}, {"unit", c.unit},
-                                {"before", c.before}, {"after", c.after}, {"speedup", c.speedup}, {"verdict", history::VerdictName(c.verdict)}});
+                                {"before", c.before}, {"after", c.after}, {"speedup", c.speedup}, {"verdict", history::VerdictName(c.verdict)},
+                                {"threads_before", c.threads_before}, {"threads_after", c.threads_after}, {"threads_differ", c.threads_differ}});
     }
     doc["only_before"] = cmp.only_before;
     doc["only_after"] = cmp.only_after;
@@ -138,17 +139,22 @@ core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistorySto
     report::TextTable table({"benchmark", "backend", "case", "before", "after", "change", "verdict"});
     for (size_t c : {3, 4, 5}) table.SetAlign(c, report::Align::kRight);
     int counts[4] = {0, 0, 0, 0};
+    int threads_differ = 0;
     for (const auto& c : cmp.changes) {
       bench::Metric metric = MetricFromName(c.metric);
       double percent = (c.speedup - 1) * 100;
       table.AddRow({c.id, c.backend, c.case_label, FormatMetricValue(metric, c.before), FormatMetricValue(metric, c.after),
-                    fmt::format("{:+.1f}%", percent), history::VerdictName(c.verdict)});
+                    fmt::format("{:+.1f}%", percent),
+                    std::string(history::VerdictName(c.verdict)) +
+                        (c.threads_differ ? fmt::format(" ({}->{} threads)", c.threads_before, c.threads_after) : "")});
       ++counts[static_cast<int>(c.verdict)];
+      if (c.threads_differ) ++threads_differ;
     }
     ctx.out << table.Render(2) << "\n";
     ctx.out << Tr(ctx.texts, "history.summary", fmt::arg("faster", counts[0]), fmt::arg("slower", counts[1]), fmt::arg("same", counts[2]),
                   fmt::arg("unclear", counts[3]))
             << "\n";
+    if (threads_differ > 0) ctx.out << Tr(ctx.texts, "history.threads_differ", fmt::arg("count", threads_differ)) << "\n";
     if (!cmp.only_before.empty() || !cmp.only_after.empty()) {
       ctx.out << Tr(ctx.texts, "history.unmatched", fmt::arg("before", cmp.only_before.size()), fmt::arg("after", cmp.only_after.size()))
               << "\n";

@@ -56,6 +56,9 @@ RunComparison CompareRuns(const RunRecord& before, const RunRecord& after) {
     c.after = a.value;
     c.speedup = Speedup(*b, a);
     c.verdict = Decide(*b, a);
+    c.threads_before = b->threads;
+    c.threads_after = a.threads;
+    c.threads_differ = b->threads > 0 && a.threads > 0 && b->threads != a.threads;
     out.changes.push_back(c);
   }
   for (const auto& b : before.results) {

@@ -25,6 +25,10 @@ struct ResultChange {
   /// after / before in speed: > 1 is faster (for latency, before / after).
   double speedup = 1;
   Verdict verdict = Verdict::kUnclear;
+  /// The two runs used different thread counts for this case (e.g. --threads 1 against the
+  /// default): a change is then the setting's as much as the code's.
+  bool threads_differ = false;
+  int threads_before = 0, threads_after = 0;
 };
 
 struct RunComparison {

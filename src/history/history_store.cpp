@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS results (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   key TEXT NOT NULL, id TEXT NOT NULL, backend TEXT NOT NULL, case_label TEXT NOT NULL,
-  metric TEXT NOT NULL, unit TEXT NOT NULL,
+  metric TEXT NOT NULL, unit TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, noisy INTEGER NOT NULL,
   PRIMARY KEY (run_id, key));
 )";
@@ -153,7 +153,7 @@ core::Result<long long> HistoryStore::Save(RunRecord run, const std::string& doc
     if (sqlite3_step(insert.get()) != SQLITE_DONE) return fail("cannot save the run");
   }
   run.id = sqlite3_last_insert_rowid(db);
-  Statement result(db, "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  Statement result(db, "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!result.ok()) return fail("cannot prepare");
   bool first = true;
   for (const auto& r : run.results) {
@@ -165,10 +165,11 @@ core::Result<long long> HistoryStore::Save(RunRecord run, const std::string& doc
     result.Bind(5, r.case_label);
     result.Bind(6, r.metric);
     result.Bind(7, r.unit);
-    result.Bind(8, r.value);
-    result.Bind(9, r.low);
-    result.Bind(10, r.high);
-    result.Bind(11, static_cast<long long>(r.noisy ? 1 : 0));
+    result.Bind(8, static_cast<long long>(r.threads));
+    result.Bind(9, r.value);
+    result.Bind(10, r.low);
+    result.Bind(11, r.high);
+    result.Bind(12, static_cast<long long>(r.noisy ? 1 : 0));
     if (sqlite3_step(result.get()) != SQLITE_DONE) return fail("cannot save a result");
     if (first && inside_transaction) inside_transaction();
     first = false;
@@ -219,7 +220,7 @@ core::Result<RunRecord> HistoryStore::Load(long long id) const {
     run.mode = q.Text(5);
     run.version = q.Text(6);
   }
-  Statement q(db, "SELECT key, id, backend, case_label, metric, unit, value, low, high, noisy FROM results WHERE run_id = ? ORDER BY rowid");
+  Statement q(db, "SELECT key, id, backend, case_label, metric, unit, threads, value, low, high, noisy FROM results WHERE run_id = ? ORDER BY rowid");
   if (!q.ok()) return DbError(db, path_, "cannot read");
   q.Bind(1, static_cast<long long>(id));
   int rc;
@@ -231,10 +232,11 @@ core::Result<RunRecord> HistoryStore::Load(long long id) const {
     r.case_label = q.Text(3);
     r.metric = q.Text(4);
     r.unit = q.Text(5);
-    r.value = sqlite3_column_double(q.get(), 6);
-    r.low = sqlite3_column_double(q.get(), 7);
-    r.high = sqlite3_column_double(q.get(), 8);
-    r.noisy = sqlite3_column_int(q.get(), 9) != 0;
+    r.threads = sqlite3_column_int(q.get(), 6);
+    r.value = sqlite3_column_double(q.get(), 7);
+    r.low = sqlite3_column_double(q.get(), 8);
+    r.high = sqlite3_column_double(q.get(), 9);
+    r.noisy = sqlite3_column_int(q.get(), 10) != 0;
     run.results.push_back(r);
   }
   if (rc != SQLITE_DONE) return DbError(db, path_, "cannot read");

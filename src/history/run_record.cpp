@@ -46,6 +46,7 @@ core::Result<RunRecord> RunFromBenchDocument(const json& doc) {
     out.metric = StringField(r, "metric");
     out.unit = StringField(r, "unit");
     out.value = r["value"].get<double>();
+    out.threads = static_cast<int>(NumberField(r, "threads"));
     if (out.id.empty() || out.value <= 0) continue;
     // No device in the key: the same case on two machines is what "compare" is for.
     out.key = fmt::format("{}|{}|{}", out.id, out.backend, out.case_label);

@@ -19,6 +19,7 @@ struct RecordedResult {
   std::string id, backend, case_label;
   std::string metric;    ///< bandwidth, flops, ops, latency
   std::string unit;      ///< B/s, FLOP/s, op/s, s
+  int threads = 0;       ///< worker threads the case ran with (0 = not recorded)
   double value = 0;
   double low = 0, high = 0;  ///< the value at the p90 and p10 sample times (the spread)
   bool noisy = false;

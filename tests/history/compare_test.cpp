@@ -51,6 +51,18 @@ TEST(CompareRuns, MatchesByKeyAndFindsTheWorstRegression) {
   EXPECT_NEAR(*WorstRegression(c), 0.3, 1e-12);
 }
 
+TEST(CompareRuns, FlagsADifferentThreadCount) {
+  RunRecord before, after;
+  before.results = {Rate("a", 100, 0.01)};
+  after.results = {Rate("a", 50, 0.01)};
+  before.results[0].threads = 2;
+  after.results[0].threads = 1;
+  RunComparison c = CompareRuns(before, after);
+  ASSERT_EQ(c.changes.size(), 1u);
+  EXPECT_TRUE(c.changes[0].threads_differ);
+  EXPECT_EQ(c.changes[0].threads_before, 2);
+}
+
 TEST(CompareRuns, NoSlowerResultMeansNoRegression) {
   RunRecord before, after;
   before.results = {Rate("a", 100, 0.2)};
@@ -63,7 +75,7 @@ TEST(RunFromBenchDocument, ReadsValuesAndSpreadsAndSkipsUnverified) {
                         {"machine", {{"cpu", {{"model", "Test CPU"}}}, {"gpus", {"no GPU"}}}},
                         {"results",
                          {{{"id", "memory.triad"}, {"backend", "cpu"}, {"case", "all threads"}, {"metric", "bandwidth"}, {"unit", "B/s"},
-                           {"value", 20e9}, {"verified", true}, {"median_s", 1.0}, {"p10_s", 0.9}, {"p90_s", 1.25}, {"noisy", true}},
+                           {"value", 20e9}, {"verified", true}, {"threads", 2}, {"median_s", 1.0}, {"p10_s", 0.9}, {"p90_s", 1.25}, {"noisy", true}},
                           {{"id", "latency.chase"}, {"backend", "cpu"}, {"case", "64 MiB"}, {"metric", "latency"}, {"unit", "s"},
                            {"value", 90e-9}, {"verified", true}, {"median_s", 1.0}, {"p10_s", 0.9}, {"p90_s", 1.1}},
                           {{"id", "compute.fma_bf16"}, {"backend", "cpu"}, {"case", "x"}, {"value", nullptr}, {"skipped", true}},
@@ -77,6 +89,7 @@ TEST(RunFromBenchDocument, ReadsValuesAndSpreadsAndSkipsUnverified) {
   EXPECT_DOUBLE_EQ(run->results[0].low, 20e9 / 1.25);  // slowest samples give the lowest rate
   EXPECT_DOUBLE_EQ(run->results[0].high, 20e9 / 0.9);
   EXPECT_TRUE(run->results[0].noisy);
+  EXPECT_EQ(run->results[0].threads, 2);
   EXPECT_DOUBLE_EQ(run->results[1].low, 90e-9 * 0.9);  // latency grows with time
   EXPECT_DOUBLE_EQ(run->results[1].high, 90e-9 * 1.1);
 }

@@ -35,6 +35,7 @@ class HistoryStoreTest : public ::testing::Test {
       r.case_label = "all threads";
       r.metric = "bandwidth";
       r.unit = "B/s";
+      r.threads = 2;
       r.value = 1e9 * (i + 1);
       r.low = r.value * 0.9;
       r.high = r.value * 1.1;
@@ -65,6 +66,7 @@ TEST_F(HistoryStoreTest, SavesListsAndLoadsRuns) {
   ASSERT_EQ(loaded->results.size(), 2u);
   EXPECT_DOUBLE_EQ(loaded->results[1].value, 2e9);
   EXPECT_DOUBLE_EQ(loaded->results[1].low, 1.8e9);
+  EXPECT_EQ(loaded->results[1].threads, 2);
   EXPECT_FALSE(store->Load(999).ok());
 }
 

@@ -59,7 +59,9 @@ TEST_P(SectionedCapture, TextAgreesWithTheCsvOfTheSameMoment) {
         EXPECT_EQ(a.utilization_gpu_percent.has_value(), b.utilization_gpu_percent.has_value()) << where;
         EXPECT_EQ(a.pcie_generation_max, b.pcie_generation_max) << where;
         EXPECT_EQ(a.pcie_width_max, b.pcie_width_max) << where;
-        if (a.power_limit_watts && b.power_limit_watts) EXPECT_DOUBLE_EQ(*a.power_limit_watts, *b.power_limit_watts) << where;
+        if (a.power_limit_watts && b.power_limit_watts) {
+          EXPECT_DOUBLE_EQ(*a.power_limit_watts, *b.power_limit_watts) << where;
+        }
         EXPECT_EQ(a.driver_version, b.driver_version) << where;
         ++compared;
       }
@@ -162,7 +164,9 @@ TEST(XmlCapture, EveryXmlFixtureReads) {
   for (const auto& file : FilesIn("nvidia-smi/xml", ".xml")) {
     auto parsed = ReadCapture(ReadFixture(file));
     EXPECT_TRUE(parsed.ok()) << file << ": " << parsed.status().ToString();
-    if (parsed.ok()) EXPECT_EQ(parsed->format, CaptureFormat::kXml) << file;
+    if (parsed.ok()) {
+      EXPECT_EQ(parsed->format, CaptureFormat::kXml) << file;
+    }
   }
 }
 
