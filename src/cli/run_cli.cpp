@@ -51,6 +51,7 @@ const std::vector<VerbDefinition>& Verbs() {
       {"inspect", "what do all these nvidia-smi numbers mean? GPU state, live or saved, with findings", &SetupInspectVerb},
       {"doctor", "why doesn't it work? driver, nouveau, devices, containers, toolkits, frameworks, a smoke test", &SetupDoctorVerb},
       {"explain", "what does this error mean? CUDA, driver, OOM, NCCL and Xid errors, with causes and fixes", &SetupExplainVerb},
+      {"serve", "export GPU metrics and findings to Prometheus (dcgm-exporter names)", &SetupServeVerb},
       {"history", "what changed since last time? saved bench runs, compared result by result", &SetupHistoryVerb},
       {"gpus", "the GPU spec database: list, show, compare, pick by task", &SetupGpusVerb},
       {"plan", "will my model fit, on which GPUs, and how fast will it serve or train?", &SetupPlanVerb},
