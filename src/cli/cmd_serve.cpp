@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -181,16 +182,21 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   }
 
   std::thread poller(PollLoop, state, o.interval);
-  std::thread signal_waiter([&server]() {
+  std::atomic<bool> listen_returned{false};
+  std::thread signal_waiter([&server, &listen_returned]() {
     char byte = 0;
     while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
     }
+    // A signal that arrives before the accept loop runs must not be lost: stop() only acts
+    // on a running server, so wait for it to run (or to have ended).
+    while (!server.is_running() && !listen_returned.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     server.stop();
   });
   ctx.out << fmt::format("gpuprobe serve: listening on http://{}:{}/metrics (poll every {:g} s){}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host,
                          bound, o.interval, IsLoopback(host) ? "" : "; reachable from other machines")
           << std::flush;
   bool ok = server.listen_after_bind();
+  listen_returned = true;
   // Stop the poller; if NVML is hung inside a call, do not wait for it: the process exits.
   {
     std::lock_guard<std::mutex> lock(state->mutex);
