@@ -20,6 +20,11 @@ constexpr const char* kMainFooter = R"(Examples:
   gpuprobe plan --model config.json --mode qlora --seq 2048 --json
   gpuprobe bench                    measure memory, compute, caches, matmul on this machine
   gpuprobe advise --profile matmul --size 2048
+  gpuprobe inspect                  every GPU now: each number's meaning, then what looks wrong
+  gpuprobe doctor                   driver, devices, containers, toolkits, frameworks: what is broken and the fix
+  gpuprobe explain "CUDA error: an illegal memory access was encountered"
+  gpuprobe bench --save && gpuprobe history compare    what got faster or slower since last time
+  gpuprobe serve                    /metrics for Prometheus on 127.0.0.1:9400
 
 Exit status: 0 ok, 1 problems found, 2 bad usage or input, 3 not on this machine.
 Every verb takes --json (machine-readable, SI units, a versioned "schema") and --lang en|zh.)";
@@ -51,12 +56,12 @@ const std::vector<VerbDefinition>& Verbs() {
       {"inspect", "what do all these nvidia-smi numbers mean? GPU state, live or saved, with findings", &SetupInspectVerb},
       {"doctor", "why doesn't it work? driver, nouveau, devices, containers, toolkits, frameworks, a smoke test", &SetupDoctorVerb},
       {"explain", "what does this error mean? CUDA, driver, OOM, NCCL and Xid errors, with causes and fixes", &SetupExplainVerb},
-      {"serve", "export GPU metrics and findings to Prometheus (dcgm-exporter names)", &SetupServeVerb},
-      {"history", "what changed since last time? saved bench runs, compared result by result", &SetupHistoryVerb},
       {"gpus", "the GPU spec database: list, show, compare, pick by task", &SetupGpusVerb},
       {"plan", "will my model fit, on which GPUs, and how fast will it serve or train?", &SetupPlanVerb},
       {"bench", "how fast is it really: against its spec, and against my CPU?", &SetupBenchVerb},
       {"advise", "is a GPU worth it for this workload, and which one?", &SetupAdviseVerb},
+      {"history", "what changed since last time? saved bench runs, compared result by result", &SetupHistoryVerb},
+      {"serve", "is the fleet OK? GPU metrics and findings for Prometheus (dcgm-exporter names)", &SetupServeVerb},
   };
   return kVerbs;
 }
