@@ -201,6 +201,9 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& option
   next.AddRow({"gpuprobe plan --model config.json", t.Get("tour.next.plan_model")});
   next.AddRow({"gpuprobe bench", t.Get("tour.next.bench")});
   next.AddRow({"gpuprobe advise --profile matmul", t.Get("tour.next.advise")});
+  next.AddRow({"gpuprobe inspect", t.Get("tour.next.inspect")});
+  next.AddRow({"gpuprobe doctor", t.Get("tour.next.doctor")});
+  next.AddRow({"gpuprobe explain \"ERROR TEXT\"", t.Get("tour.next.explain")});
   ctx.out << next.Render(2);
   return smoke_failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
 }
