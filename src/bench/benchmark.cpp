@@ -12,6 +12,19 @@ const char* MetricUnit(Metric metric) {
   return "?";
 }
 
+BenchmarkInfo MakeBenchmarkInfo(std::string group, const std::string& name, std::string title, std::string description,
+                                std::string claim, Metric metric, std::vector<std::string> backends) {
+  BenchmarkInfo info;
+  info.id = group + "." + name;
+  info.group = std::move(group);
+  info.title = std::move(title);
+  info.description = std::move(description);
+  info.claim = std::move(claim);
+  info.backends = std::move(backends);
+  info.metric = metric;
+  return info;
+}
+
 const char* MetricName(Metric metric) {
   switch (metric) {
     case Metric::kBandwidth: return "bandwidth";

@@ -44,6 +44,10 @@ struct BenchmarkInfo {
   Metric metric = Metric::kBandwidth;
 };
 
+/// A benchmark's description with id = group + "." + name (the only id scheme in use).
+BenchmarkInfo MakeBenchmarkInfo(std::string group, const std::string& name, std::string title, std::string description,
+                                std::string claim, Metric metric, std::vector<std::string> backends = {"cpu"});
+
 /// One measured configuration of a benchmark.
 struct BenchCase {
   std::string label;        ///< "all threads", "1 thread", "64 KiB", "n=1024"

@@ -56,6 +56,20 @@ core::Status DbError(sqlite3* db, const std::string& path, const std::string& wh
   return core::Status::IoError(fmt::format("history '{}': {}: {}", path, what, sqlite3_errmsg(db)));
 }
 
+/// The run columns both List and Load select first, in this order.
+constexpr const char* kRunColumns = "r.id, r.recorded_at, r.host, r.cpu, r.gpus, r.mode, r.version";
+
+template <typename Run>
+void ReadRunColumns(Statement& q, Run* run) {
+  run->id = sqlite3_column_int64(q.get(), 0);
+  run->recorded_at = q.Text(1);
+  run->host = q.Text(2);
+  run->cpu = q.Text(3);
+  run->gpus = q.Text(4);
+  run->mode = q.Text(5);
+  run->version = q.Text(6);
+}
+
 std::string NowUtc() {
   auto now = std::chrono::system_clock::now();
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
@@ -180,21 +194,14 @@ core::Result<long long> HistoryStore::Save(RunRecord run, const std::string& doc
 
 core::Result<std::vector<RunSummary>> HistoryStore::List() const {
   sqlite3* db = db_.get();
-  Statement q(db,
-              "SELECT r.id, r.recorded_at, r.host, r.cpu, r.gpus, r.mode, r.version, "
-              "(SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id");
+  const std::string sql = fmt::format("SELECT {}, (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id", kRunColumns);
+  Statement q(db, sql.c_str());
   if (!q.ok()) return DbError(db, path_, "cannot read");
   std::vector<RunSummary> runs;
   int rc;
   while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
     RunSummary s;
-    s.id = sqlite3_column_int64(q.get(), 0);
-    s.recorded_at = q.Text(1);
-    s.host = q.Text(2);
-    s.cpu = q.Text(3);
-    s.gpus = q.Text(4);
-    s.mode = q.Text(5);
-    s.version = q.Text(6);
+    ReadRunColumns(q, &s);
     s.results = sqlite3_column_int(q.get(), 7);
     runs.push_back(s);
   }
@@ -206,19 +213,14 @@ core::Result<RunRecord> HistoryStore::Load(long long id) const {
   sqlite3* db = db_.get();
   RunRecord run;
   {
-    Statement q(db, "SELECT id, recorded_at, host, cpu, gpus, mode, version FROM runs WHERE id = ?");
+    const std::string sql = fmt::format("SELECT {} FROM runs r WHERE r.id = ?", kRunColumns);
+    Statement q(db, sql.c_str());
     if (!q.ok()) return DbError(db, path_, "cannot read");
     q.Bind(1, static_cast<long long>(id));
     if (sqlite3_step(q.get()) != SQLITE_ROW) {
       return core::Status::InvalidArgument(fmt::format("no run {} in '{}'", id, path_), "'gpuprobe history' lists the runs");
     }
-    run.id = sqlite3_column_int64(q.get(), 0);
-    run.recorded_at = q.Text(1);
-    run.host = q.Text(2);
-    run.cpu = q.Text(3);
-    run.gpus = q.Text(4);
-    run.mode = q.Text(5);
-    run.version = q.Text(6);
+    ReadRunColumns(q, &run);
   }
   Statement q(db, "SELECT key, id, backend, case_label, metric, unit, threads, value, low, high, noisy FROM results WHERE run_id = ? ORDER BY rowid");
   if (!q.ok()) return DbError(db, path_, "cannot read");

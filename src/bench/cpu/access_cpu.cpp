@@ -99,13 +99,12 @@ class AccessBenchmark : public Benchmark {
  public:
   AccessBenchmark(const char* name, int stride, bool random, const char* description)
       : stride_(stride), random_(random) {
-    info_.id = std::string("access.") + name;
-    info_.group = "access";
-    info_.title = name;
-    info_.description = description;
-    info_.claim = "memory moves whole cache lines: sparse or random access wastes bandwidth";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kBandwidth;
+    info_ = MakeBenchmarkInfo("access",
+                              name,
+                              name,
+                              description,
+                              "memory moves whole cache lines: sparse or random access wastes bandwidth",
+                              Metric::kBandwidth);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec& cpu, bool full,

@@ -71,14 +71,13 @@ class BranchInstance : public BenchmarkInstance {
 class BranchBenchmark : public Benchmark {
  public:
   BranchBenchmark(bool predictable) : predictable_(predictable) {
-    info_.id = predictable ? "branch.predictable" : "branch.unpredictable";
-    info_.group = "branch";
-    info_.title = predictable ? "predictable" : "unpredictable";
-    info_.description = predictable ? "data-dependent branch over sorted bytes: the predictor learns it (elements/s)"
-                                    : "the same branch over random bytes: half the guesses are wrong (elements/s)";
-    info_.claim = "unpredictable branches stall a CPU core; on a GPU they serialise a warp";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kOps;
+    info_ = MakeBenchmarkInfo("branch",
+                              predictable ? "predictable" : "unpredictable",
+                              predictable ? "predictable" : "unpredictable",
+                              predictable ? "data-dependent branch over sorted bytes: the predictor learns it (elements/s)"
+                                          : "the same branch over random bytes: half the guesses are wrong (elements/s)",
+                              "unpredictable branches stall a CPU core; on a GPU they serialise a warp",
+                              Metric::kOps);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool, std::uint64_t) const override {

@@ -275,14 +275,12 @@ class ComputeBenchmark : public Benchmark {
  public:
   ComputeBenchmark(Kind kind, const char* name, const char* dtype, const char* description)
       : kind_(kind), dtype_(dtype) {
-    info_.id = std::string("compute.") + name;
-    info_.group = "compute";
-    info_.title = name;
-    info_.description = description;
-    info_.claim = kind == Kind::kInt32 ? "integer math is not faster than floating point on modern processors"
-                                       : "peak arithmetic = cores x vector lanes x 2 (an FMA) x clock";
-    info_.backends = {"cpu"};
-    info_.metric = kind == Kind::kInt32 ? Metric::kOps : Metric::kFlops;
+    info_ = MakeBenchmarkInfo("compute",
+                              name,
+                              name,
+                              description,
+                              kind == Kind::kInt32 ? "integer math is not faster than floating point on modern processors" : "peak arithmetic = cores x vector lanes x 2 (an FMA) x clock",
+                              kind == Kind::kInt32 ? Metric::kOps : Metric::kFlops);
   }
   const BenchmarkInfo& Info() const override { return info_; }
 

@@ -82,13 +82,12 @@ class ChaseInstance : public BenchmarkInstance {
 class LatencyBenchmark : public Benchmark {
  public:
   LatencyBenchmark() {
-    info_.id = "latency.chase";
-    info_.group = "latency";
-    info_.title = "pointer chase";
-    info_.description = "nanoseconds per dependent load, working sets from 4 KiB to beyond the last-level cache";
-    info_.claim = "a cache miss to DRAM costs about 100 ns: a hundred times an L1 hit";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kLatency;
+    info_ = MakeBenchmarkInfo("latency",
+                              "chase",
+                              "pointer chase",
+                              "nanoseconds per dependent load, working sets from 4 KiB to beyond the last-level cache",
+                              "a cache miss to DRAM costs about 100 ns: a hundred times an L1 hit",
+                              Metric::kLatency);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec& cpu, bool full,

@@ -98,13 +98,12 @@ class MatmulInstance : public BenchmarkInstance {
 class MatmulBenchmark : public Benchmark {
  public:
   MatmulBenchmark(Rung rung, const char* name, const char* description) : rung_(rung) {
-    info_.id = std::string("matmul.") + name;
-    info_.group = "matmul";
-    info_.title = name;
-    info_.description = description;
-    info_.claim = "the same arithmetic runs 10-100x faster when it reuses data from cache and registers";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kFlops;
+    info_ = MakeBenchmarkInfo("matmul",
+                              name,
+                              name,
+                              description,
+                              "the same arithmetic runs 10-100x faster when it reuses data from cache and registers",
+                              Metric::kFlops);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec&, bool full,

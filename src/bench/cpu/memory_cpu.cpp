@@ -135,13 +135,12 @@ class StreamBenchmark : public Benchmark {
   StreamBenchmark(std::optional<StreamOp> op, const char* name, const char* formula, double reads, double writes,
                   double flops)
       : op_(op), reads_(reads), writes_(writes), flops_(flops) {
-    info_.id = std::string("memory.") + name;
-    info_.group = "memory";
-    info_.title = name;
-    info_.description = fmt::format("STREAM {}: {} over arrays 4x the last-level cache (bandwidth)", name, formula);
-    info_.claim = "memory bandwidth, not arithmetic, limits simple array loops";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kBandwidth;
+    info_ = MakeBenchmarkInfo("memory",
+                              name,
+                              name,
+                              fmt::format("STREAM {}: {} over arrays 4x the last-level cache (bandwidth)", name, formula),
+                              "memory bandwidth, not arithmetic, limits simple array loops",
+                              Metric::kBandwidth);
   }
   const BenchmarkInfo& Info() const override { return info_; }
 
@@ -224,13 +223,12 @@ class SweepInstance : public BenchmarkInstance {
 class SweepBenchmark : public Benchmark {
  public:
   SweepBenchmark() {
-    info_.id = "memory.sweep";
-    info_.group = "memory";
-    info_.title = "working-set sweep";
-    info_.description = "read bandwidth of one thread from 4 KiB to 4x the last-level cache: L1, L2, L3, DRAM";
-    info_.claim = "data that fits a cache is read many times faster than data in DRAM";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kBandwidth;
+    info_ = MakeBenchmarkInfo("memory",
+                              "sweep",
+                              "working-set sweep",
+                              "read bandwidth of one thread from 4 KiB to 4x the last-level cache: L1, L2, L3, DRAM",
+                              "data that fits a cache is read many times faster than data in DRAM",
+                              Metric::kBandwidth);
   }
   const BenchmarkInfo& Info() const override { return info_; }
 

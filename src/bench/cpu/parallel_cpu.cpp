@@ -65,13 +65,12 @@ class ParallelInstance : public BenchmarkInstance {
 class ParallelBenchmark : public Benchmark {
  public:
   ParallelBenchmark() {
-    info_.id = "parallel.amdahl";
-    info_.group = "parallel";
-    info_.title = "Amdahl";
-    info_.description = "a job that is 90% parallel on 1..N threads: measured speed-up vs 1 / ((1 - P) + P / N)";
-    info_.claim = "the serial part caps the speed-up, however many cores (or GPU threads) you add";
-    info_.backends = {"cpu"};
-    info_.metric = Metric::kOps;
+    info_ = MakeBenchmarkInfo("parallel",
+                              "amdahl",
+                              "Amdahl",
+                              "a job that is 90% parallel on 1..N threads: measured speed-up vs 1 / ((1 - P) + P / N)",
+                              "the serial part caps the speed-up, however many cores (or GPU threads) you add",
+                              Metric::kOps);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec&, bool, std::uint64_t) const override {
