@@ -139,6 +139,7 @@ json BenchToJson(const BenchReport& report, const report::Texts& t) {
     j["case"] = r.case_label;
     j["size"] = r.size;
     j["threads"] = r.threads;
+    j["param"] = r.param;
     j["metric"] = bench::MetricName(r.metric);
     j["unit"] = bench::MetricUnit(r.metric);
     j["claim"] = r.claim;

@@ -6,6 +6,7 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "cli/command.h"
+#include "cli/live_state.h"
 #include "doctor/checks.h"
 #include "report/json_document.h"
 #include "telemetry/nvml_library.h"
@@ -62,13 +63,15 @@ std::string Marker(doctor::CheckStatus s) {
   return "[?]";
 }
 
-core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o) {
+}  // namespace
+
+doctor::DoctorReport RunDoctorChecks(bool smoke_test) {
   doctor::Environment env = doctor::Environment::Real();
   doctor::NvmlView nvml = ReadNvml();
   doctor::DoctorReport report = doctor::RunChecks(env, nvml);
 
   // The smoke test: allocate, run a kernel, copy back, verify.
-  if (!o.skip_smoke && nvml.loaded && !nvml.gpus.empty()) {
+  if (smoke_test && nvml.loaded && !nvml.gpus.empty()) {
     if (!bench::CudaBuilt()) {
       report.checks.push_back({"smoke_test", "a kernel runs on the GPU", doctor::CheckStatus::kSkip,
                                "this gpuprobe was built without CUDA", "install the CUDA toolkit and rebuild gpuprobe"});
@@ -91,17 +94,28 @@ core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o)
       }
     }
   }
+  return report;
+}
 
+nlohmann::json DoctorToJson(const doctor::DoctorReport& report) {
+  auto doc = report::MakeDocument("doctor");
+  doc["gpu_present"] = report.gpu_present;
+  doc["driver_version"] = report.driver_version;
+  doc["status"] = doctor::CheckStatusName(doctor::WorstStatus(report.checks));
+  doc["checks"] = nlohmann::json::array();
+  for (const auto& c : report.checks) {
+    doc["checks"].push_back({{"id", c.id}, {"title", c.title}, {"status", doctor::CheckStatusName(c.status)}, {"evidence", c.evidence}, {"fix", c.fix}});
+  }
+  return doc;
+}
+
+namespace {
+
+core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o) {
+  doctor::DoctorReport report = RunDoctorChecks(!o.skip_smoke);
   doctor::CheckStatus worst = doctor::WorstStatus(report.checks);
   if (ctx.options.json) {
-    auto doc = report::MakeDocument("doctor");
-    doc["gpu_present"] = report.gpu_present;
-    doc["driver_version"] = report.driver_version;
-    doc["status"] = doctor::CheckStatusName(worst);
-    doc["checks"] = nlohmann::json::array();
-    for (const auto& c : report.checks) {
-      doc["checks"].push_back({{"id", c.id}, {"title", c.title}, {"status", doctor::CheckStatusName(c.status)}, {"evidence", c.evidence}, {"fix", c.fix}});
-    }
+    auto doc = DoctorToJson(report);
     ctx.out << report::RenderJson(doc);
   } else {
     std::string out = ctx.texts.Get("doctor.title") + "\n\n";

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/live_state.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "report/json_document.h"
@@ -250,6 +251,23 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
   return worst;
 }
 
+nlohmann::json InspectDocument(const Reading& reading, const report::Texts& texts, std::vector<Finding>* findings_all) {
+  nlohmann::json doc = report::MakeDocument("inspect");
+  doc["source"] = reading.source_label;
+  doc["warnings"] = reading.warnings;
+  doc["gpus"] = nlohmann::json::array();
+  doc["states"] = nlohmann::json::array();
+  for (const auto& set : reading.sets) {
+    auto findings = telemetry::EvaluateFindings(set.gpus);
+    findings_all->insert(findings_all->end(), findings.begin(), findings.end());
+    nlohmann::json state = {{"state", set.state}, {"findings", FindingsJson(findings, texts)}};
+    for (const auto& g : set.gpus) doc["gpus"].push_back(telemetry::SnapshotToJson(g));
+    doc["states"].push_back(state);
+  }
+  doc["findings"] = FindingsJson(*findings_all, texts);
+  return doc;
+}
+
 core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& o) {
   if (o.query_gpu == "help") {
     for (const auto& f : telemetry::QueryGpuFields()) ctx.out << f << "\n";
@@ -272,19 +290,7 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   }
   std::vector<Finding> findings_all;
   if (ctx.options.json) {
-    nlohmann::json doc = report::MakeDocument("inspect");
-    doc["source"] = reading->source_label;
-    doc["warnings"] = reading->warnings;
-    doc["gpus"] = nlohmann::json::array();
-    doc["states"] = nlohmann::json::array();
-    for (const auto& set : reading->sets) {
-      auto findings = telemetry::EvaluateFindings(set.gpus);
-      findings_all.insert(findings_all.end(), findings.begin(), findings.end());
-      nlohmann::json state = {{"state", set.state}, {"findings", FindingsJson(findings, ctx.texts)}};
-      for (const auto& g : set.gpus) doc["gpus"].push_back(telemetry::SnapshotToJson(g));
-      doc["states"].push_back(state);
-    }
-    doc["findings"] = FindingsJson(findings_all, ctx.texts);
+    nlohmann::json doc = InspectDocument(*reading, ctx.texts, &findings_all);
     ctx.out << report::RenderJson(doc);
   } else {
     std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", reading->source_label)) + "\n";
@@ -303,6 +309,13 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
 }
 
 }  // namespace
+
+core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
+  auto reading = ReadState(InspectOptions{});
+  if (!reading.ok()) return reading.status();
+  std::vector<Finding> findings;
+  return InspectDocument(*reading, texts, &findings);
+}
 
 VerbRunner SetupInspectVerb(CLI::App* command) {
   auto o = std::make_shared<InspectOptions>();

@@ -1,6 +1,11 @@
-// `gpuprobe` with no verb (or `gpuprobe tour`): the machine's CPU and GPU identity, a
-// smoke test on each GPU, and where to go next. Later issues add live state, doctor's
-// findings and a quick side-by-side bench.
+// `gpuprobe` with no verb (or `gpuprobe tour`): what is this machine and is it OK? The CPU
+// and every GPU, live GPU state and its findings, doctor's failures and warnings only, a
+// quick side-by-side bench (CPU and GPU in the same units), a verdict in three lines, the
+// next commands, and the same as an HTML report (gpuprobe-report.html) unless --no-report.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -9,30 +14,36 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "cli/command.h"
-#include "cli/spec_data.h"
+#include "cli/live_state.h"
+#include "cli/machine_summary.h"
+#include "cli/report_builder.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
+#include "report/html_report.h"
 #include "report/json_document.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
 
+using nlohmann::json;
+
 constexpr const char* kFooter = R"(Examples:
-  gpuprobe                 the tour (same as 'gpuprobe tour')
-  gpuprobe --json          the same as one JSON document
-  gpuprobe --lang zh       in Chinese)";
+  gpuprobe                 the tour (same as 'gpuprobe tour'): about 20 s, writes gpuprobe-report.html
+  gpuprobe --no-bench      identity, state and doctor only (about a second)
+  gpuprobe --no-report     do not write the HTML report
+  gpuprobe --json          the same as one JSON document ('gpuprobe report --from' reads it)
+  gpuprobe --lang zh       in Chinese
+
+Exit status: 0 ok; 1 a GPU computed wrong results, or doctor or the live state found a failure.)";
 
 struct TourOptions {
   bool skip_smoke_test = false;
-};
-
-struct GpuEntry {
-  bench::CudaDeviceInfo device;
-  const model::GpuSpec* spec = nullptr;  // matched in the spec database, or null
-  bool smoke_ran = false;
-  core::Result<bench::SmokeTestResult> smoke = core::Status::Internal("not run");
+  bool skip_bench = false;
+  bool no_report = false;
+  std::string report_path = "gpuprobe-report.html";
+  std::string gpu = "h200";
 };
 
 model::CpuIdentity ReadCpu() {
@@ -50,162 +61,183 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
   return out;
 }
 
-std::string VersionText(int version) {
-  return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+std::string VersionText(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
+
+json CpuJson(const model::CpuIdentity& cpu) {
+  json c;
+  c["model"] = cpu.model_name;
+  c["vendor"] = cpu.vendor;
+  c["logical_cpus"] = cpu.logical_cpus;
+  c["physical_cores"] = cpu.physical_cores ? json(*cpu.physical_cores) : json(nullptr);
+  c["sockets"] = cpu.sockets ? json(*cpu.sockets) : json(nullptr);
+  c["simd"] = cpu.simd;
+  c["clock_max_hz"] = cpu.max_mhz ? json(*cpu.max_mhz * 1e6) : json(nullptr);
+  c["memory_bytes"] = cpu.memory_total_bytes ? json(*cpu.memory_total_bytes) : json(nullptr);
+  return c;
 }
 
-core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& options) {
-  const auto& t = ctx.texts;
-  model::CpuIdentity cpu = ReadCpu();
-  auto db = EmbeddedSpecDatabase();
-  if (!db.ok()) return db.status();
-
-  auto devices = bench::QueryCudaDevices();
-  std::vector<GpuEntry> gpus;
-  if (devices.ok()) {
-    for (const auto& device : *devices) {
-      GpuEntry entry;
-      entry.device = device;
-      auto found = (*db)->Find(device.name);
-      if (found.ok()) entry.spec = *found;
-      if (!options.skip_smoke_test) {
-        entry.smoke_ran = true;
-        entry.smoke = bench::RunSmokeTest(device.index);
-      }
-      gpus.push_back(std::move(entry));
-    }
+bool SmokeFailed(const json& gpu) {
+  for (const auto& d : gpu.value("devices", json::array())) {
+    if (d.contains("smoke_test") && !d["smoke_test"].value("verified", false)) return true;
   }
-  bool smoke_failed = false;
-  for (const auto& g : gpus) {
-    if (g.smoke_ran && (!g.smoke.ok() || !g.smoke->verified)) smoke_failed = true;
+  return false;
+}
+
+std::string RenderCpu(const model::CpuIdentity& cpu, const report::Texts& t) {
+  report::TextTable table;
+  table.AddRow({t.Get("tour.cpu.model"), cpu.model_name.empty() ? t.Get("common.unknown") : cpu.model_name});
+  table.AddRow({t.Get("tour.cpu.cores"), cpu.physical_cores ? Tr(t, "tour.cpu.cores_value", fmt::arg("cores", *cpu.physical_cores),
+                                                                 fmt::arg("threads", cpu.logical_cpus))
+                                                            : Tr(t, "tour.cpu.threads_value", fmt::arg("threads", cpu.logical_cpus))});
+  if (!cpu.simd.empty()) table.AddRow({t.Get("tour.cpu.simd"), Join(cpu.simd, ", ")});
+  if (cpu.memory_total_bytes) table.AddRow({t.Get("tour.cpu.memory"), core::FormatBytesBinary(*cpu.memory_total_bytes)});
+  return t.Get("tour.cpu") + "\n" + table.Render(2) + "\n";
+}
+
+std::string RenderGpus(const json& gpu, const report::Texts& t) {
+  std::string out = t.Get("tour.gpu") + "\n";
+  if (!gpu.value("available", false)) {
+    out += "  " + gpu.value("reason", std::string("no GPU found")) + "\n";
+    std::string hint = gpu.value("hint", "");
+    if (!hint.empty()) out += "  " + Tr(t, "common.hint", fmt::arg("hint", hint)) + "\n";
+    out += "  " + t.Get("tour.gpu.cpu_only") + "\n";
+    return out;
+  }
+  for (const auto& d : gpu["devices"]) {
+    report::TextTable table;
+    table.AddSection(fmt::format("GPU {}: {}", d.value("index", 0), d.value("name", "")));
+    std::string cc = d.value("compute_capability", "");
+    std::string sm = cc;
+    sm.erase(std::remove(sm.begin(), sm.end(), '.'), sm.end());
+    table.AddRow({t.Get("tour.gpu.compute_capability"), fmt::format("{} (sm_{})", cc, sm)});
+    table.AddRow({t.Get("tour.gpu.sms"), fmt::format("{}", d.value("sm_count", 0))});
+    table.AddRow({t.Get("tour.gpu.memory"), Tr(t, "tour.gpu.memory_value", fmt::arg("total", core::FormatBytesBinary(d.value("memory_bytes", 0.0))),
+                                               fmt::arg("free", core::FormatBytesBinary(d.value("memory_free_bytes", 0.0))))});
+    if (d.value("sm_clock_max_hz", 0.0) > 0) table.AddRow({t.Get("tour.gpu.clock"), fmt::format("{:.0f} MHz", d.value("sm_clock_max_hz", 0.0) / 1e6)});
+    if (d.value("memory_bus_width_bits", 0) > 0) {
+      table.AddRow({t.Get("tour.gpu.bus"), fmt::format("{}-bit, {:.0f} MHz", d.value("memory_bus_width_bits", 0), d.value("memory_clock_max_hz", 0.0) / 1e6)});
+    }
+    table.AddRow({t.Get("tour.gpu.l2"), core::FormatBytesBinary(d.value("l2_cache_bytes", 0.0))});
+    if (!d.value("pci_bus_id", "").empty()) table.AddRow({t.Get("tour.gpu.bus_id"), d.value("pci_bus_id", "")});
+    table.AddRow({t.Get("tour.gpu.spec"), d["spec_database_name"].is_string() ? d["spec_database_name"].get<std::string>() : t.Get("tour.gpu.spec_missing")});
+    if (d.contains("smoke_test")) {
+      const json& s = d["smoke_test"];
+      std::string smoke = s.contains("error") ? Tr(t, "tour.gpu.smoke_error", fmt::arg("error", s.value("error", "")))
+                          : s.value("verified", false)
+                              ? Tr(t, "tour.gpu.smoke_ok", fmt::arg("elements", core::FormatInteger(s.value("elements", 0ull))))
+                              : Tr(t, "tour.gpu.smoke_wrong", fmt::arg("mismatches", s.value("mismatches", 0ull)));
+      table.AddRow({t.Get("tour.gpu.smoke"), smoke});
+    }
+    out += table.Render(2);
+  }
+  out += "  " + Tr(t, "tour.gpu.versions", fmt::arg("driver", VersionText(gpu.value("driver_cuda_version", 0))),
+                   fmt::arg("runtime", VersionText(gpu.value("cuda_runtime_version", 0)))) + "\n";
+  return out;
+}
+
+std::string RenderProblems(const ReportSources& src, const std::vector<Problem>& problems, const report::Texts& t) {
+  std::string out = t.Get("tour.problems") + "\n";
+  if (src.inspect.is_null()) out += "  " + t.Get("tour.problems.no_live_state") + "\n";
+  if (problems.empty()) return out + "  " + t.Get("tour.problems.none") + "\n";
+  for (const auto& p : problems) {
+    out += fmt::format("  [{}] {}: {}\n", p.severity, p.title, p.evidence);
+    if (!p.fix.empty()) out += "       -> " + p.fix + "\n";
+  }
+  return out;
+}
+
+const std::vector<std::pair<std::string, std::string>>& NextCommands() {
+  static const std::vector<std::pair<std::string, std::string>> next = {
+      {"gpuprobe bench", "tour.next.bench"},
+      {"gpuprobe gpus --task llm-serving", "tour.next.task"},
+      {"gpuprobe plan --params 8B --gpu h200", "tour.next.plan"},
+      {"gpuprobe advise --profile matmul", "tour.next.advise"},
+      {"gpuprobe inspect --watch", "tour.next.inspect"},
+      {"gpuprobe doctor", "tour.next.doctor"},
+      {"gpuprobe explain \"ERROR TEXT\"", "tour.next.explain"},
+      {"gpuprobe report -o FILE.html", "tour.next.report"},
+  };
+  return next;
+}
+
+core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
+  const auto& t = ctx.texts;
+  if (!o.no_report && o.report_path.empty()) return core::Status::InvalidArgument("--report needs a file name");
+  model::CpuIdentity cpu = ReadCpu();
+  bool terminal = isatty(STDERR_FILENO) != 0;
+  LiveRunOptions live;
+  live.smoke_test = !o.skip_smoke_test;
+  live.bench = !o.skip_bench;
+  auto start = std::chrono::steady_clock::now();
+  ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) {
+    if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
+  });
+  if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+  sources.cpu = CpuJson(cpu);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  auto spec = ResolveGpuSpec(sources, o.gpu);
+  if (!spec.ok()) return spec.status();
+  MachineSummary summary = Summarize(sources, *spec);
+  std::vector<Problem> problems = Problems(sources);
+  std::vector<std::string> verdict = Verdict(summary, static_cast<int>(problems.size()), t);
+  bool failed = SmokeFailed(sources.gpu);
+  for (const auto& p : problems) failed |= p.severity == "fail";
+
+  std::string report_line;
+  std::string written;
+  if (!o.no_report) {
+    report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources), t);
+    core::Status status = WriteReportFile(o.report_path, report::RenderHtmlReport(html));
+    if (status.ok()) {
+      written = o.report_path;
+      report_line = Tr(t, "tour.report.written", fmt::arg("path", o.report_path));
+    } else {
+      report_line = Tr(t, "tour.report.failed", fmt::arg("error", status.message()));
+    }
   }
 
   if (ctx.options.json) {
-    nlohmann::json doc = report::MakeDocument("tour");
-    nlohmann::json c;
-    c["model"] = cpu.model_name;
-    c["vendor"] = cpu.vendor;
-    c["logical_cpus"] = cpu.logical_cpus;
-    c["physical_cores"] = cpu.physical_cores ? nlohmann::json(*cpu.physical_cores) : nlohmann::json(nullptr);
-    c["sockets"] = cpu.sockets ? nlohmann::json(*cpu.sockets) : nlohmann::json(nullptr);
-    c["simd"] = cpu.simd;
-    c["clock_max_hz"] = cpu.max_mhz ? nlohmann::json(*cpu.max_mhz * 1e6) : nlohmann::json(nullptr);
-    c["memory_bytes"] = cpu.memory_total_bytes ? nlohmann::json(*cpu.memory_total_bytes) : nlohmann::json(nullptr);
-    doc["cpu"] = c;
-    nlohmann::json g = nlohmann::json::object();
-    g["cuda_built"] = bench::CudaBuilt();
-    g["cuda_runtime_version"] = bench::CudaRuntimeVersion();
-    g["driver_cuda_version"] = bench::CudaDriverVersion();
-    g["available"] = devices.ok();
-    if (!devices.ok()) {
-      g["reason"] = devices.status().message();
-      g["hint"] = devices.status().hint();
-    }
-    g["devices"] = nlohmann::json::array();
-    for (const auto& entry : gpus) {
-      nlohmann::json d;
-      d["index"] = entry.device.index;
-      d["name"] = entry.device.name;
-      d["compute_capability"] = fmt::format("{}.{}", entry.device.compute_capability_major,
-                                            entry.device.compute_capability_minor);
-      d["sm_count"] = entry.device.sm_count;
-      d["sm_clock_max_hz"] = entry.device.sm_clock_max_mhz * 1e6;
-      d["memory_clock_max_hz"] = entry.device.memory_clock_max_mhz * 1e6;
-      d["memory_bus_width_bits"] = entry.device.memory_bus_width_bits;
-      d["memory_bytes"] = entry.device.memory_total_bytes;
-      d["memory_free_bytes"] = entry.device.memory_free_bytes;
-      d["l2_cache_bytes"] = entry.device.l2_cache_bytes;
-      d["pci_bus_id"] = entry.device.pci_bus_id;
-      d["spec_database_name"] = entry.spec ? nlohmann::json(entry.spec->name) : nlohmann::json(nullptr);
-      if (entry.smoke_ran) {
-        nlohmann::json s;
-        s["ran"] = true;
-        s["verified"] = entry.smoke.ok() && entry.smoke->verified;
-        if (entry.smoke.ok()) {
-          s["elements"] = entry.smoke->elements;
-          s["mismatches"] = entry.smoke->mismatches;
-          s["kernel_seconds"] = entry.smoke->kernel_seconds;
-        } else {
-          s["error"] = entry.smoke.status().message();
-        }
-        d["smoke_test"] = s;
-      }
-      g["devices"].push_back(d);
-    }
-    doc["gpu"] = g;
-    doc["next"] = {"gpuprobe gpus", "gpuprobe gpus show NAME", "gpuprobe plan --params 8B --gpu NAME", "gpuprobe bench",
-                   "gpuprobe advise --profile matmul"};
+    json doc = report::MakeDocument("tour");
+    doc["cpu"] = sources.cpu;
+    doc["gpu"] = sources.gpu;
+    doc["inspect"] = sources.inspect;
+    doc["doctor"] = sources.doctor;
+    doc["bench"] = sources.bench;
+    doc["side_by_side"] = json::array();
+    for (const auto& row : SideBySideRows(summary, t)) doc["side_by_side"].push_back({{"quantity", row[0]}, {"cpu", row[1]}, {"gpu", row[2]}});
+    doc["problems"] = json::array();
+    for (const auto& p : problems) doc["problems"].push_back({{"severity", p.severity}, {"title", p.title}, {"evidence", p.evidence}, {"fix", p.fix}});
+    doc["verdict"] = verdict;
+    doc["next"] = json::array();
+    for (const auto& [command, key] : NextCommands()) doc["next"].push_back(command);
+    doc["report_path"] = written.empty() ? json(nullptr) : json(written);
+    doc["seconds"] = seconds;
     ctx.out << report::RenderJson(doc);
-    return smoke_failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
+    return failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
   }
 
-  ctx.out << t.Get("tour.title") << "\n\n";
-  ctx.out << t.Get("tour.cpu") << "\n";
-  report::TextTable cpu_table;
-  cpu_table.AddRow({t.Get("tour.cpu.model"), cpu.model_name.empty() ? t.Get("common.unknown") : cpu.model_name});
-  std::string cores = cpu.physical_cores
-                          ? Tr(t, "tour.cpu.cores_value", fmt::arg("cores", *cpu.physical_cores),
-                               fmt::arg("threads", cpu.logical_cpus))
-                          : Tr(t, "tour.cpu.threads_value", fmt::arg("threads", cpu.logical_cpus));
-  cpu_table.AddRow({t.Get("tour.cpu.cores"), cores});
-  if (!cpu.simd.empty()) cpu_table.AddRow({t.Get("tour.cpu.simd"), Join(cpu.simd, ", ")});
-  if (cpu.memory_total_bytes) {
-    cpu_table.AddRow({t.Get("tour.cpu.memory"), core::FormatBytesBinary(*cpu.memory_total_bytes)});
+  std::string out = t.Get("tour.title") + "\n\n" + RenderCpu(cpu, t) + RenderGpus(sources.gpu, t) + "\n";
+  out += RenderProblems(sources, problems, t) + "\n";
+  if (sources.bench.is_null()) {
+    out += t.Get("tour.side_by_side") + "\n  " + t.Get("tour.side_by_side.skipped") + "\n\n";
+  } else {
+    out += Tr(t, "tour.side_by_side.measured", fmt::arg("seconds", fmt::format("{:.0f}", sources.bench.value("wall_seconds", 0.0)))) + "\n";
+    report::TextTable table({"", "CPU", "GPU"});
+    for (const auto& row : SideBySideRows(summary, t)) table.AddRow(row);
+    out += table.Render(2);
+    if (!summary.gpu_present && summary.gpu_spec != nullptr) out += "  " + Tr(t, "tour.side_by_side.reference", fmt::arg("gpu", summary.gpu_name)) + "\n";
+    out += "\n";
   }
-  ctx.out << cpu_table.Render(2) << "\n";
-
-  ctx.out << t.Get("tour.gpu") << "\n";
-  if (!devices.ok()) {
-    ctx.out << "  " << devices.status().message() << "\n";
-    if (!devices.status().hint().empty()) ctx.out << "  " << Tr(t, "common.hint", fmt::arg("hint", devices.status().hint())) << "\n";
-    ctx.out << "  " << t.Get("tour.gpu.cpu_only") << "\n";
-  }
-  for (const auto& entry : gpus) {
-    const auto& d = entry.device;
-    report::TextTable table;
-    table.AddSection(fmt::format("GPU {}: {}", d.index, d.name));
-    table.AddRow({t.Get("tour.gpu.compute_capability"),
-                  fmt::format("{}.{} (sm_{}{})", d.compute_capability_major, d.compute_capability_minor,
-                              d.compute_capability_major, d.compute_capability_minor)});
-    table.AddRow({t.Get("tour.gpu.sms"), fmt::format("{}", d.sm_count)});
-    table.AddRow({t.Get("tour.gpu.memory"),
-                  Tr(t, "tour.gpu.memory_value", fmt::arg("total", core::FormatBytesBinary(static_cast<double>(d.memory_total_bytes))),
-                     fmt::arg("free", core::FormatBytesBinary(static_cast<double>(d.memory_free_bytes))))});
-    if (d.sm_clock_max_mhz > 0) table.AddRow({t.Get("tour.gpu.clock"), fmt::format("{:.0f} MHz", d.sm_clock_max_mhz)});
-    if (d.memory_bus_width_bits > 0) {
-      table.AddRow({t.Get("tour.gpu.bus"), fmt::format("{}-bit, {:.0f} MHz", d.memory_bus_width_bits, d.memory_clock_max_mhz)});
-    }
-    table.AddRow({t.Get("tour.gpu.l2"), core::FormatBytesBinary(static_cast<double>(d.l2_cache_bytes))});
-    if (!d.pci_bus_id.empty()) table.AddRow({t.Get("tour.gpu.bus_id"), d.pci_bus_id});
-    table.AddRow({t.Get("tour.gpu.spec"), entry.spec ? entry.spec->name : t.Get("tour.gpu.spec_missing")});
-    if (entry.smoke_ran) {
-      std::string smoke = !entry.smoke.ok() ? Tr(t, "tour.gpu.smoke_error", fmt::arg("error", entry.smoke.status().message()))
-                          : entry.smoke->verified
-                              ? Tr(t, "tour.gpu.smoke_ok", fmt::arg("elements", core::FormatInteger(entry.smoke->elements)))
-                              : Tr(t, "tour.gpu.smoke_wrong", fmt::arg("mismatches", entry.smoke->mismatches));
-      table.AddRow({t.Get("tour.gpu.smoke"), smoke});
-    }
-    ctx.out << table.Render(2);
-  }
-  if (devices.ok()) {
-    ctx.out << "  " << Tr(t, "tour.gpu.versions", fmt::arg("driver", VersionText(bench::CudaDriverVersion())),
-                          fmt::arg("runtime", VersionText(bench::CudaRuntimeVersion())))
-            << "\n";
-  }
-  ctx.out << "\n" << t.Get("tour.next") << "\n";
+  out += t.Get("tour.verdict") + "\n";
+  for (const auto& line : verdict) out += "  " + line + "\n";
+  out += "\n" + t.Get("tour.next") + "\n";
   report::TextTable next;
-  next.AddRow({"gpuprobe gpus", t.Get("tour.next.gpus")});
-  next.AddRow({"gpuprobe gpus show h200", t.Get("tour.next.show")});
-  next.AddRow({"gpuprobe gpus --task llm-serving", t.Get("tour.next.task")});
-  next.AddRow({"gpuprobe plan --params 8B --gpu h200", t.Get("tour.next.plan")});
-  next.AddRow({"gpuprobe plan --model config.json", t.Get("tour.next.plan_model")});
-  next.AddRow({"gpuprobe bench", t.Get("tour.next.bench")});
-  next.AddRow({"gpuprobe advise --profile matmul", t.Get("tour.next.advise")});
-  next.AddRow({"gpuprobe inspect", t.Get("tour.next.inspect")});
-  next.AddRow({"gpuprobe doctor", t.Get("tour.next.doctor")});
-  next.AddRow({"gpuprobe explain \"ERROR TEXT\"", t.Get("tour.next.explain")});
-  ctx.out << next.Render(2);
-  return smoke_failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
+  for (const auto& [command, key] : NextCommands()) next.AddRow({command, t.Get(key)});
+  out += next.Render(2);
+  if (!report_line.empty()) out += "\n" + report_line + "\n";
+  ctx.out << out;
+  return failed ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
 }
 
 }  // namespace
@@ -214,6 +246,10 @@ VerbRunner SetupTourVerb(CLI::App* command) {
   auto options = std::make_shared<TourOptions>();
   command->footer(kFooter);
   command->add_flag("--no-smoke-test", options->skip_smoke_test, "do not run the tiny verified kernel on each GPU");
+  command->add_flag("--no-bench", options->skip_bench, "skip the quick side-by-side bench (about 20 s)");
+  command->add_flag("--no-report", options->no_report, "do not write the HTML report");
+  command->add_option("--report", options->report_path, "where to write the HTML report (default gpuprobe-report.html)");
+  command->add_option("--gpu", options->gpu, "GPU to compare with when there is none here (default h200)");
   return [options](VerbContext& ctx) { return RunTour(ctx, *options); };
 }
 

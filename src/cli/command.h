@@ -57,6 +57,7 @@ VerbRunner SetupExplainVerb(CLI::App* command);
 VerbRunner SetupDoctorVerb(CLI::App* command);
 VerbRunner SetupHistoryVerb(CLI::App* command);
 VerbRunner SetupServeVerb(CLI::App* command);
+VerbRunner SetupReportVerb(CLI::App* command);
 
 /// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
 /// (an I/O or internal error is reported, never hidden behind 0 or 1).

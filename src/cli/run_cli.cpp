@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <vector>
 #include <iostream>
 #include <memory>
 
@@ -12,7 +13,7 @@ namespace gpuprobe::cli {
 namespace {
 
 constexpr const char* kMainFooter = R"(Examples:
-  gpuprobe                          what is this machine (CPU and GPUs), and where to go next
+  gpuprobe                          what is this machine and is it OK? identity, state, a side-by-side bench, a verdict
   gpuprobe gpus                     every GPU in the spec database, one line each
   gpuprobe gpus show h200           one GPU's figures, each explained and checked
   gpuprobe gpus compare a100-80gb h100 h200
@@ -23,6 +24,7 @@ constexpr const char* kMainFooter = R"(Examples:
   gpuprobe inspect                  every GPU now: each number's meaning, then what looks wrong
   gpuprobe doctor                   driver, devices, containers, toolkits, frameworks: what is broken and the fix
   gpuprobe explain "CUDA error: an illegal memory access was encountered"
+  gpuprobe report -o node17.html     the machine, charts and findings in one HTML file
   gpuprobe bench --save && gpuprobe history compare    what got faster or slower since last time
   gpuprobe serve                    /metrics for Prometheus on 127.0.0.1:9400
 
@@ -60,6 +62,7 @@ const std::vector<VerbDefinition>& Verbs() {
       {"plan", "will my model fit, on which GPUs, and how fast will it serve or train?", &SetupPlanVerb},
       {"bench", "how fast is it really: against its spec, and against my CPU?", &SetupBenchVerb},
       {"advise", "is a GPU worth it for this workload, and which one?", &SetupAdviseVerb},
+      {"report", "show my team: one self-contained HTML file with the machine, charts and findings", &SetupReportVerb},
       {"history", "what changed since last time? saved bench runs, compared result by result", &SetupHistoryVerb},
       {"serve", "is the fleet OK? GPU metrics and findings for Prometheus (dcgm-exporter names)", &SetupServeVerb},
   };
@@ -95,6 +98,22 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     runners.emplace_back(command, verb.setup(command));
     verb_names.push_back(verb.name);
   }
+
+  // No verb but options first ("gpuprobe --no-report"): the options are the tour's, so run
+  // "gpuprobe tour ..." unless the user asked for help or the version.
+  std::vector<char*> args(argv, argv + argc);
+  if (argc > 1 && argv[1][0] == '-') {
+    bool has_verb = false, wants_help = false;
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i];
+      has_verb |= std::find(verb_names.begin(), verb_names.end(), arg) != verb_names.end();
+      wants_help |= arg == "-h" || arg == "--help" || arg == "--version";
+    }
+    static char tour[] = "tour";
+    if (!has_verb && !wants_help) args.insert(args.begin() + 1, tour);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
 
   // An unknown verb gets "did you mean" before CLI11 reports a generic extra argument.
   if (const char* word = FirstWord(argc, argv)) {

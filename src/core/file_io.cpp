@@ -1,6 +1,7 @@
 #include "core/file_io.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -60,6 +61,46 @@ Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_by
   Result<std::string> data = ReadStream(file, path, max_bytes);
   std::fclose(file);
   return data;
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  if (path.empty()) return Status::InvalidArgument("an empty file name was given");
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("'{}' is a directory", path), "give a file name, e.g. " + path + "/report.html");
+  }
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("cannot write '{}': directory '{}' does not exist", path, dir));
+  }
+  std::string temp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) return StatusFromErrno("cannot write '" + path + "'", errno);
+  ::fchmod(fd, 0644);
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return StatusFromErrno("writing '" + path + "'", error);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int error = errno;
+    ::unlink(temp.c_str());
+    return StatusFromErrno("writing '" + path + "'", error);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temp.c_str());
+    return StatusFromErrno("cannot replace '" + path + "'", error);
+  }
+  return Status::Ok();
 }
 
 }  // namespace gpuprobe::core

@@ -19,4 +19,9 @@ Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_byte
 /// Reads a small system file such as /proc/cpuinfo; an empty optional-like error when absent.
 Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_bytes = 1 << 20);
 
+/// Writes `content` to `path` through a temporary file in the same directory and a rename,
+/// so a crash or a full disk leaves the old file (if any) untouched. InvalidArgument naming
+/// the path when it is a directory or its directory does not exist.
+Status WriteFileAtomically(const std::string& path, const std::string& content);
+
 }  // namespace gpuprobe::core

@@ -73,6 +73,10 @@ struct Advice {
 
 /// A synchronous kernel launch round trip (5-10 us measured on H200 and A100).
 inline constexpr double kLaunchRoundTripSeconds = 5e-6;
+/// One synchronous host<->device copy before any byte moves: the same launch-and-wait round
+/// trip plus DMA setup; small copies are dominated by it (gpu-benches cuda-memcpy reaches 95%
+/// of the plateau only at ~8 MB), so take the upper end of the round trip.
+inline constexpr double kCopyLatencySeconds = 10e-6;
 /// Pinned copies reach about 80% of the encoded PCIe rate.
 inline constexpr double kPcieEfficiency = 0.8;
 /// Branch divergence: data-dependent branches make a warp run its paths in turn; assume 4.

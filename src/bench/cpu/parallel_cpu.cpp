@@ -109,8 +109,83 @@ class ParallelBenchmark : public Benchmark {
   BenchmarkInfo info_;
 };
 
+// The CPU's "launch round trip": hand an empty task to every worker and wait for all of them,
+// the fixed cost a parallel loop pays before any work is done (the GPU's counterpart is the
+// kernel launch round trip). Regions are batched so one sample is well above clock jitter.
+constexpr int kRegionsPerSample = 200;
+
+class ForkJoinInstance : public BenchmarkInstance {
+ public:
+  ForkJoinInstance(CpuContext& ctx, int threads)
+      : ctx_(ctx), threads_(threads), counts_(static_cast<size_t>(threads) * kStride, 0) {}
+  core::Result<double> RunOnce() override {
+    auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < kRegionsPerSample; ++r) {
+      ctx_.pool().Run(threads_, [&](int w) { ++counts_[static_cast<size_t>(w) * kStride]; });
+    }
+    auto end = std::chrono::steady_clock::now();
+    runs_ += kRegionsPerSample;
+    return std::chrono::duration<double>(end - start).count();
+  }
+  bool CorruptForTest() override {
+    --counts_[0];
+    return true;
+  }
+  Verification Verify() override {
+    Verification v;
+    v.verified = true;
+    for (int w = 0; w < threads_; ++w) {
+      if (counts_[static_cast<size_t>(w) * kStride] != runs_) v.verified = false;
+    }
+    v.checksum = static_cast<double>(runs_);
+    v.detail = v.verified ? fmt::format("every worker ran all {} regions", runs_) : "a worker missed or repeated a region";
+    return v;
+  }
+
+ private:
+  static constexpr size_t kStride = 16;  // one counter per 64-byte line: no false sharing
+  CpuContext& ctx_;
+  int threads_;
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t runs_ = 0;
+};
+
+class ForkJoinBenchmark : public Benchmark {
+ public:
+  ForkJoinBenchmark() {
+    info_ = MakeBenchmarkInfo("parallel", "fork_join", "Fork-join round trip",
+                              "start an empty task on every worker thread and wait for all (seconds per round trip)",
+                              "starting parallel work has a fixed cost (the CPU's launch round trip); small jobs "
+                              "never pay it back",
+                              Metric::kLatency);
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec&, bool, std::uint64_t) const override {
+    return {{fmt::format("{} threads", ctx.Threads()), kRegionsPerSample, ctx.Threads(), 0, ""}};
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w;
+    w.items = static_cast<double>(c.size);
+    return w;
+  }
+  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+    Prediction p;
+    p.basis = "set by the OS waking each worker: no spec figure predicts it; compare it with a GPU launch round trip";
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& ctx, const BenchCase& c) const override {
+    return std::unique_ptr<BenchmarkInstance>(new ForkJoinInstance(static_cast<CpuContext&>(ctx), c.threads));
+  }
+
+ private:
+  BenchmarkInfo info_;
+};
+
 }  // namespace
 
-void RegisterCpuParallelBenchmarks(BenchmarkRegistry* registry) { registry->Add(std::make_unique<ParallelBenchmark>()); }
+void RegisterCpuParallelBenchmarks(BenchmarkRegistry* registry) {
+  registry->Add(std::make_unique<ParallelBenchmark>());
+  registry->Add(std::make_unique<ForkJoinBenchmark>());
+}
 
 }  // namespace gpuprobe::bench

@@ -1,0 +1,92 @@
+// `gpuprobe report -o FILE.html`: the machine, its measurements and its problems in one
+// self-contained HTML file for a team: from a fresh quick run, or from saved JSON.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/live_state.h"
+#include "cli/machine_summary.h"
+#include "cli/report_builder.h"
+#include "report/html_report.h"
+#include "report/json_document.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+constexpr const char* kFooter = R"(Examples:
+  gpuprobe report                            measure now (about 20 s) and write gpuprobe-report.html
+  gpuprobe report -o node17.html
+  gpuprobe bench --full --json > bench.json && gpuprobe doctor --json > doctor.json
+  gpuprobe report --from bench.json --from doctor.json -o node17.html
+  gpuprobe --json > tour.json && gpuprobe report --from tour.json
+
+The file needs nothing else: no network, no script; the charts are SVG drawn by gpuprobe.
+Without a GPU the GPU column shows the spec sheet of --gpu (default h200), marked as such.
+An existing file is replaced only if it is a gpuprobe report.)";
+
+struct ReportOptions {
+  std::string output = "gpuprobe-report.html";
+  std::vector<std::string> from;
+  std::string gpu = "h200";
+  bool skip_smoke = false;
+};
+
+core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o) {
+  if (o.output.empty()) return core::Status::InvalidArgument("-o needs a file name");
+  ReportSources sources;
+  if (!o.from.empty()) {
+    auto loaded = LoadReportSources(o.from);
+    if (!loaded.ok()) return loaded.status();
+    sources = std::move(loaded.value());
+  }
+  // Resolve --gpu before spending time on measurements.
+  auto spec_check = ResolveGpuSpec(sources, o.gpu);
+  if (!spec_check.ok()) return spec_check.status();
+  if (o.from.empty()) {
+    bool terminal = isatty(STDERR_FILENO) != 0;
+    LiveRunOptions live;
+    live.smoke_test = !o.skip_smoke;
+    sources = CollectLiveSources(live, ctx.texts, [&](const std::string& line) {
+      if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
+    });
+    if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+  }
+  auto spec = ResolveGpuSpec(sources, o.gpu);
+  if (!spec.ok()) return spec.status();
+  MachineSummary summary = Summarize(sources, *spec);
+  auto problems = Problems(sources);
+  auto verdict = Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
+  report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources), ctx.texts);
+  GPUPROBE_RETURN_IF_ERROR(WriteReportFile(o.output, report::RenderHtmlReport(html)));
+  if (ctx.options.json) {
+    auto doc = report::MakeDocument("report");
+    doc["path"] = o.output;
+    doc["charts"] = html.charts.size();
+    doc["findings"] = html.findings.size();
+    doc["verdict"] = verdict;
+    ctx.out << report::RenderJson(doc);
+  } else {
+    for (const auto& line : verdict) ctx.out << line << "\n";
+    ctx.out << Tr(ctx.texts, "report.written", fmt::arg("path", o.output), fmt::arg("charts", html.charts.size())) << "\n";
+  }
+  return core::ExitCode::kOk;
+}
+
+}  // namespace
+
+VerbRunner SetupReportVerb(CLI::App* command) {
+  auto o = std::make_shared<ReportOptions>();
+  command->footer(kFooter);
+  command->add_option("-o,--output", o->output, "the HTML file to write (default gpuprobe-report.html)");
+  command->add_option("--from", o->from, "saved JSON (bench, inspect, doctor or tour), repeatable; default: measure now");
+  command->add_option("--gpu", o->gpu, "GPU to compare with when there is none here (default h200)");
+  command->add_flag("--no-smoke-test", o->skip_smoke, "do not run the tiny verified kernel on each GPU");
+  return [o](VerbContext& ctx) { return RunReport(ctx, *o); };
+}
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,145 @@
+#include "cli/live_state.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "bench/cpu/cpu_context.h"
+#include "bench/cpu/cpu_facts.h"
+#include "bench/cuda/cuda_device.h"
+#include "bench/registry.h"
+#include "bench/run_plan.h"
+#include "cli/bench_view.h"
+#include "cli/command.h"
+#include "cli/spec_data.h"
+
+namespace gpuprobe::cli {
+
+const std::vector<std::string>& SideBySideBenchmarks() {
+  // One figure per row of the side-by-side table, plus the sweep and the ladder the report
+  // draws: about 15 s on a 2-core machine.
+  static const std::vector<std::string> ids = {"memory.triad", "memory.sweep", "compute.fma_fp32", "matmul.naive",
+                                               "matmul.blocked", "matmul.openblas_sgemm", "parallel.fork_join"};
+  return ids;
+}
+
+nlohmann::json GpuIdentityJson(bool smoke_test) {
+  nlohmann::json g = nlohmann::json::object();
+  g["cuda_built"] = bench::CudaBuilt();
+  g["cuda_runtime_version"] = bench::CudaRuntimeVersion();
+  g["driver_cuda_version"] = bench::CudaDriverVersion();
+  auto devices = bench::QueryCudaDevices();
+  g["available"] = devices.ok() && !devices->empty();
+  if (!devices.ok()) {
+    g["reason"] = devices.status().message();
+    g["hint"] = devices.status().hint();
+  }
+  g["devices"] = nlohmann::json::array();
+  if (!devices.ok()) return g;
+  auto db = EmbeddedSpecDatabase();
+  for (const auto& device : *devices) {
+    nlohmann::json d;
+    d["index"] = device.index;
+    d["name"] = device.name;
+    d["compute_capability"] = fmt::format("{}.{}", device.compute_capability_major, device.compute_capability_minor);
+    d["sm_count"] = device.sm_count;
+    d["sm_clock_max_hz"] = device.sm_clock_max_mhz * 1e6;
+    d["memory_clock_max_hz"] = device.memory_clock_max_mhz * 1e6;
+    d["memory_bus_width_bits"] = device.memory_bus_width_bits;
+    d["memory_bytes"] = device.memory_total_bytes;
+    d["memory_free_bytes"] = device.memory_free_bytes;
+    d["l2_cache_bytes"] = device.l2_cache_bytes;
+    d["pci_bus_id"] = device.pci_bus_id;
+    const model::GpuSpec* spec = nullptr;
+    if (db.ok()) {
+      auto found = (*db)->Find(device.name);
+      if (found.ok()) spec = *found;
+    }
+    d["spec_database_name"] = spec ? nlohmann::json(spec->name) : nlohmann::json(nullptr);
+    if (smoke_test) {
+      auto smoke = bench::RunSmokeTest(device.index);
+      nlohmann::json s;
+      s["ran"] = true;
+      s["verified"] = smoke.ok() && smoke->verified;
+      if (smoke.ok()) {
+        s["elements"] = smoke->elements;
+        s["mismatches"] = smoke->mismatches;
+        s["kernel_seconds"] = smoke->kernel_seconds;
+      } else {
+        s["error"] = smoke.status().message();
+      }
+      d["smoke_test"] = s;
+    }
+    g["devices"].push_back(d);
+  }
+  return g;
+}
+
+namespace {
+
+nlohmann::json RunSideBySideBench(const LiveRunOptions& options, const report::Texts& texts,
+                                  const std::function<void(const std::string&)>& progress) {
+  bench::BenchmarkRegistry registry;
+  bench::RegisterAllBenchmarks(&registry);
+  bench::BackendRegistry backends;
+  bench::RegisterCpuBackend(&backends);
+  bench::RegisterCudaBackend(&backends);
+  std::vector<std::string> ids;
+  for (const auto& id : SideBySideBenchmarks()) {
+    if (registry.Find(id) != nullptr) ids.push_back(id);  // a build may lack one: run the rest
+  }
+  auto selection = registry.Select(ids);
+
+  BenchReport report;
+  std::vector<bench::BackendContext*> contexts;
+  std::vector<std::unique_ptr<bench::BackendContext>> gpu_contexts;
+  bench::Backend* cuda = backends.Find("cuda");
+  bench::Availability gpu = cuda->Probe();
+  if (gpu.available) {
+    auto context = cuda->Open(0);
+    if (context.ok()) {
+      report.gpu_lines.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
+      gpu_contexts.push_back(std::move(context.value()));
+    } else {
+      report.gpu_lines.push_back(context.status().message());
+    }
+  } else {
+    report.gpu_lines.push_back(Tr(texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
+  }
+  auto cpu = bench::OpenCpuContext(0);
+  cpu->set_measured_clock_hz(bench::MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), 0.2));
+  report.cpu = cpu->spec();
+  contexts.push_back(cpu.get());
+  for (auto& g : gpu_contexts) contexts.push_back(g.get());
+
+  bench::BenchSettings settings;
+  settings.runner.max_seconds = options.seconds_per_case;
+  settings.runner.min_seconds = std::min(settings.runner.min_seconds, options.seconds_per_case);
+  auto start = std::chrono::steady_clock::now();
+  if (selection.ok()) {
+    report.results = bench::RunSelection(*selection, contexts, report.cpu, settings, [&](const bench::CaseProgress& p) {
+      if (progress) progress(fmt::format("bench {}/{}: {} ({}, {})", p.index, p.total, p.id, p.backend, p.case_label));
+    });
+  }
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return BenchToJson(report, texts);
+}
+
+}  // namespace
+
+ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Texts& texts,
+                                 const std::function<void(const std::string&)>& progress) {
+  ReportSources src;
+  if (progress) progress("identity: CPU and GPUs");
+  src.gpu = GpuIdentityJson(options.smoke_test);
+  if (progress) progress("live GPU state");
+  auto inspect = LiveInspectDocument(texts);
+  if (inspect.ok()) src.inspect = *inspect;
+  if (progress) progress("doctor's checks");
+  src.doctor = DoctorToJson(RunDoctorChecks(false));  // the identity step already ran the smoke test
+  if (options.bench) src.bench = RunSideBySideBench(options, texts, progress);
+  src.origins.push_back("this machine, now");
+  return src;
+}
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,42 @@
+// What the tour and `report` read from this machine in one go: GPU identity, a quick
+// side-by-side bench, live GPU state and doctor's checks, each as the same JSON document its
+// own verb prints, so a report made later from saved files (`report --from`) is the same.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/machine_summary.h"
+#include "core/status.h"
+#include "doctor/checks.h"
+#include "report/i18n.h"
+
+namespace gpuprobe::cli {
+
+/// Doctor's checks (and the GPU smoke test when asked), as `doctor` runs them.
+doctor::DoctorReport RunDoctorChecks(bool smoke_test);
+/// gpuprobe.doctor.v1, as `doctor --json` prints it.
+nlohmann::json DoctorToJson(const doctor::DoctorReport& report);
+/// gpuprobe.inspect.v1 from NVML, as `inspect --json` prints it; an error without a driver.
+core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts);
+
+/// The tour's "gpu" object: whether CUDA is built and a GPU usable, the reason when not,
+/// and each device's identity with its spec-database name.
+nlohmann::json GpuIdentityJson(bool smoke_test);
+
+struct LiveRunOptions {
+  bool smoke_test = true;
+  bool bench = true;         ///< false: identity, state and doctor only
+  double seconds_per_case = 0.25;
+};
+
+/// Runs everything above; `progress` gets one short line per step (for stderr).
+ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Texts& texts,
+                                 const std::function<void(const std::string&)>& progress);
+
+/// The benchmarks of the quick side-by-side run (ids; GPU ones are included where built).
+const std::vector<std::string>& SideBySideBenchmarks();
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,265 @@
+#include "cli/machine_summary.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "core/units.h"
+#include "model/advisor.h"
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> Number(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  double v = j[key].get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string String(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+/// The first verified result of `id` on `backend` whose case starts with `prefix`.
+Figure Measured(const json& bench, const std::string& id, const std::string& backend, const std::string& prefix = "") {
+  for (const json* r : ResultsOf(bench, id, backend)) {
+    if (!prefix.empty() && String(*r, "case").rfind(prefix, 0) != 0) continue;
+    if (r->value("verified", false) && Number(*r, "value")) return Figure{Number(*r, "value"), "measured", r->value("noisy", false)};
+  }
+  return Figure{};
+}
+
+Figure FromSpec(std::optional<double> v, const char* source = "spec") {
+  return v && *v > 0 ? Figure{v, source} : Figure{};
+}
+
+/// The fastest verified matmul result on `backend`, with its id.
+std::pair<Figure, std::string> BestMatmul(const json& bench, const std::string& backend) {
+  Figure best;
+  std::string name;
+  if (!bench.is_object() || !bench.contains("results")) return {best, name};
+  for (const auto& r : bench["results"]) {
+    if (String(r, "group") != "matmul" || String(r, "backend") != backend || !r.value("verified", false)) continue;
+    auto v = Number(r, "value");
+    if (v && (!best.value || *v > *best.value)) {
+      best = Figure{v, "measured", r.value("noisy", false)};
+      name = String(r, "id").substr(std::string("matmul.").size()) + " " + String(r, "case");
+    }
+  }
+  return {best, name};
+}
+
+std::string Ratio(const Figure& a, const Figure& b) {
+  if (!a.known() || !b.known() || *b.value <= 0) return "?";
+  double r = *a.value / *b.value;
+  return r >= 10 ? fmt::format("{:.0f}", r) : fmt::format("{:.1f}", r);
+}
+
+std::string Size(double elements) { return core::FormatCount(elements); }
+
+std::string CrossText(const std::optional<model::CrossoverCurve>& c, bool matmul, const report::Texts& t) {
+  if (!c) return "-";
+  auto fmt_size = [&](double s) { return matmul ? fmt::format("n={:.0f}", s) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(s))); };
+  // At the smallest size tried the GPU may already win: say "up to" rather than a false edge.
+  auto edge = [&](const std::optional<double>& size) {
+    if (!size) return t.Get("summary.cross.never");
+    if (!c->points.empty() && *size <= c->points.front().size) return Tr(t, "summary.cross.at_most", fmt::arg("size", fmt_size(*size)));
+    return fmt_size(*size);
+  };
+  std::string resident = edge(c->resident_size);
+  std::string copies = edge(c->transfer_size);
+  return Tr(t, "summary.cross.value", fmt::arg("resident", resident), fmt::arg("copies", copies));
+}
+
+}  // namespace
+
+std::vector<const json*> ResultsOf(const json& bench, const std::string& id, const std::string& backend) {
+  std::vector<const json*> out;
+  if (!bench.is_object() || !bench.contains("results") || !bench["results"].is_array()) return out;
+  for (const auto& r : bench["results"]) {
+    if (String(r, "id") == id && String(r, "backend") == backend) out.push_back(&r);
+  }
+  return out;
+}
+
+MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
+  MachineSummary s;
+  const json& bench = src.bench;
+  json cpu = bench.is_object() && bench.contains("machine") ? bench["machine"].value("cpu", json::object()) : json::object();
+  s.cpu_name = String(cpu, "model");
+  if (s.cpu_name.empty()) s.cpu_name = String(src.cpu, "model");
+  if (s.cpu_memory_bytes == 0) s.cpu_memory_bytes = Number(src.cpu, "memory_bytes").value_or(0);
+  s.cpu_cores = static_cast<int>(Number(cpu, "physical_cores").value_or(Number(src.cpu, "physical_cores").value_or(0)));
+  s.cpu_memory_bytes = Number(cpu, "memory_bytes").value_or(0);
+
+  // The GPU: present when the tour or the bench run found one.
+  if (src.gpu.is_object() && src.gpu.value("available", false) && src.gpu.contains("devices") &&
+      src.gpu["devices"].is_array() && !src.gpu["devices"].empty()) {
+    const json& d = src.gpu["devices"][0];
+    s.gpu_present = true;
+    s.gpu_name = String(d, "name");
+    s.gpu_memory_bytes = Number(d, "memory_bytes").value_or(0);
+  } else {
+    s.gpu_absent_reason = String(src.gpu, "reason");
+  }
+  s.gpu_spec = spec;
+  if (spec != nullptr) {
+    if (s.gpu_name.empty()) s.gpu_name = spec->name;
+    if (s.gpu_memory_bytes == 0 && spec->memory_size_gb_vendor.known()) s.gpu_memory_bytes = *spec->memory_size_gb_vendor.value * 1e9;
+    s.link_name = spec->host_interface;
+  }
+
+  // CPU: everything measured.
+  s.cpu_bandwidth = Measured(bench, "memory.triad", "cpu", "all threads");
+  s.cpu_fp32 = Measured(bench, "compute.fma_fp32", "cpu", "all cores");
+  std::tie(s.cpu_matmul, s.cpu_matmul_name) = BestMatmul(bench, "cpu");
+  s.cpu_fixed = Measured(bench, "parallel.fork_join", "cpu");
+
+  // GPU: measured where the run has GPU results, else the spec sheet and the model.
+  s.gpu_bandwidth = Measured(bench, "memory.triad", "cuda");
+  s.gpu_fp32 = Measured(bench, "compute.fma_fp32", "cuda");
+  std::tie(s.gpu_matmul, s.gpu_matmul_name) = BestMatmul(bench, "cuda");
+  s.gpu_link = Measured(bench, "transfer.h2d_pinned", "cuda");
+  s.gpu_fixed = Measured(bench, "launch.round_trip", "cuda");
+  s.gpu_measured = s.gpu_bandwidth.known() || s.gpu_fp32.known() || s.gpu_matmul.known();
+  if (spec != nullptr) {
+    if (!s.gpu_bandwidth.known()) {
+      auto bw = spec->memory_bandwidth_vendor_gb_per_s.value;
+      s.gpu_bandwidth = FromSpec(bw ? std::optional<double>(*bw * 1e9) : model::DeriveMemoryBandwidth(*spec).derived);
+    }
+    if (!s.gpu_fp32.known()) {
+      auto tf = spec->fp32_vector_tflops.value;
+      s.gpu_fp32 = FromSpec(tf ? std::optional<double>(*tf * 1e12) : model::DeriveFp32Peak(*spec).derived);
+    }
+    if (!s.gpu_matmul.known() && spec->fp16_bf16_tensor_dense_tflops.known()) {
+      s.gpu_matmul = FromSpec(*spec->fp16_bf16_tensor_dense_tflops.value * 1e12);
+      s.gpu_matmul_name = "bf16 tensor cores";
+    } else if (!s.gpu_matmul.known()) {
+      s.gpu_matmul = s.gpu_fp32;
+      s.gpu_matmul_name = "fp32";
+    }
+    if (!s.gpu_link.known()) {
+      auto link = model::DerivePcieBandwidth(*spec);
+      if (link) s.gpu_link = FromSpec(*link * model::kPcieEfficiency, "model");
+    }
+  }
+  if (!s.gpu_fixed.known()) s.gpu_fixed = Figure{model::kLaunchRoundTripSeconds, "model"};
+
+  // Crossovers from these figures: fp32 on both sides, so the matmul uses the GPU's FP32 rate.
+  if (s.cpu_bandwidth.known() && s.cpu_fp32.known() && s.gpu_bandwidth.known() && s.gpu_fp32.known() && s.gpu_link.known()) {
+    double cpu_fixed = s.cpu_fixed.value.value_or(0);
+    model::ProcessorRates cpu_rates{s.cpu_matmul.known() ? *s.cpu_matmul.value : *s.cpu_fp32.value, *s.cpu_bandwidth.value, cpu_fixed};
+    model::ProcessorRates gpu_rates{*s.gpu_fp32.value, *s.gpu_bandwidth.value, *s.gpu_fixed.value};
+    model::LinkRates link{*s.gpu_link.value, model::kCopyLatencySeconds};
+    auto triad = model::FindCrossover(model::CrossoverKernel::kVectorTriad, cpu_rates, gpu_rates, link, 1e3, 1e10);
+    if (triad.ok()) s.triad_crossover = *triad;
+    auto mm = model::FindCrossover(model::CrossoverKernel::kMatmul, cpu_rates, gpu_rates, link, 8, 32768);
+    if (mm.ok()) s.matmul_crossover = *mm;
+  }
+  return s;
+}
+
+std::string FigureValue(const Figure& f, const std::string& kind) {
+  if (!f.known()) return "-";
+  return kind == "bandwidth" ? core::FormatBytesPerSecond(*f.value)
+         : kind == "flops"   ? core::FormatFlops(*f.value)
+         : kind == "seconds" ? core::FormatSeconds(*f.value)
+                             : core::FormatBytesBinary(*f.value);
+}
+
+std::string FigureText(const Figure& f, const std::string& kind, const report::Texts& t) {
+  if (!f.known()) return "-";
+  return fmt::format("{} ({})", FigureValue(f, kind), t.Get("summary.source." + f.source + (f.noisy && f.source == "measured" ? "_noisy" : "")));
+}
+
+std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, const report::Texts& t) {
+  std::vector<std::vector<std::string>> rows;
+  std::string cpu = s.cpu_name.empty() ? t.Get("common.unknown") : s.cpu_name;
+  if (s.cpu_cores > 0) cpu += Tr(t, "summary.cores", fmt::arg("cores", s.cpu_cores));
+  std::string gpu = s.gpu_name.empty() ? "-" : s.gpu_name;
+  if (!s.gpu_present && !s.gpu_name.empty()) gpu = Tr(t, "summary.gpu_reference", fmt::arg("gpu", s.gpu_name));
+  rows.push_back({t.Get("summary.row.processor"), cpu, gpu});
+  rows.push_back({t.Get("summary.row.bandwidth"), FigureText(s.cpu_bandwidth, "bandwidth", t), FigureText(s.gpu_bandwidth, "bandwidth", t)});
+  rows.push_back({t.Get("summary.row.fp32"), FigureText(s.cpu_fp32, "flops", t), FigureText(s.gpu_fp32, "flops", t)});
+  auto mm = [&](const Figure& f, const std::string& name) {
+    return f.known() && !name.empty() ? FigureText(f, "flops", t) + ", " + name : FigureText(f, "flops", t);
+  };
+  rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, s.cpu_matmul_name), mm(s.gpu_matmul, s.gpu_matmul_name)});
+  rows.push_back({t.Get("summary.row.memory"), s.cpu_memory_bytes > 0 ? core::FormatBytesBinary(s.cpu_memory_bytes) : "-",
+                  s.gpu_memory_bytes > 0 ? core::FormatBytesDecimal(s.gpu_memory_bytes) : "-"});
+  std::string link = FigureText(s.gpu_link, "bandwidth", t);
+  if (s.gpu_link.known() && !s.link_name.empty()) link += ", " + s.link_name;
+  rows.push_back({t.Get("summary.row.link"), "-", link});
+  rows.push_back({t.Get("summary.row.fixed"), FigureText(s.cpu_fixed, "seconds", t), FigureText(s.gpu_fixed, "seconds", t)});
+  rows.push_back({t.Get("summary.row.cross_triad"), t.Get("summary.cross.cpu_side"), CrossText(s.triad_crossover, false, t)});
+  rows.push_back({t.Get("summary.row.cross_matmul"), t.Get("summary.cross.cpu_side"), CrossText(s.matmul_crossover, true, t)});
+  return rows;
+}
+
+std::vector<std::string> Verdict(const MachineSummary& s, int problems, const report::Texts& t) {
+  std::vector<std::string> lines;
+  std::string cpu = s.cpu_name.empty() ? t.Get("common.unknown") : s.cpu_name;
+  std::string bw = Ratio(s.gpu_bandwidth, s.cpu_bandwidth), mm = Ratio(s.gpu_matmul, s.cpu_matmul);
+  auto triad_copies = [&]() {
+    if (!s.triad_crossover) return std::string("-");
+    return s.triad_crossover->transfer_size
+               ? Tr(t, "verdict.above", fmt::arg("size", Size(*s.triad_crossover->transfer_size)))
+               : t.Get("verdict.never");
+  };
+  std::string reason = s.gpu_absent_reason.empty() ? t.Get("common.unknown") : s.gpu_absent_reason;
+  if (!s.cpu_bandwidth.known()) {
+    // Nothing measured (--no-bench, or a report from state and doctor only): no ratios from guesses.
+    lines.push_back(s.gpu_present ? Tr(t, "verdict.gpu.what_unmeasured", fmt::arg("cpu", cpu), fmt::arg("gpu", s.gpu_name))
+                                  : Tr(t, "verdict.cpu.what_unmeasured", fmt::arg("cpu", cpu), fmt::arg("reason", reason)));
+    lines.push_back(t.Get("verdict.unmeasured"));
+    lines.push_back(problems > 0 ? Tr(t, "verdict.problems", fmt::arg("count", problems)) : t.Get("verdict.clean"));
+    return lines;
+  }
+  if (s.gpu_present) {
+    lines.push_back(Tr(t, "verdict.gpu.what", fmt::arg("cpu", cpu), fmt::arg("gpu", s.gpu_name), fmt::arg("bw", bw), fmt::arg("mm", mm),
+                       fmt::arg("source", t.Get(s.gpu_measured ? "summary.source.measured" : "summary.source.spec"))));
+    std::string n = s.matmul_crossover && s.matmul_crossover->transfer_size
+                        ? fmt::format("n={:.0f}", *s.matmul_crossover->transfer_size) : "-";
+    lines.push_back(Tr(t, "verdict.gpu.good", fmt::arg("n", n)));
+  } else {
+    lines.push_back(Tr(t, "verdict.cpu.what", fmt::arg("cpu", cpu), fmt::arg("reason", reason),
+                       fmt::arg("bw", FigureValue(s.cpu_bandwidth, "bandwidth")), fmt::arg("mm", FigureValue(s.cpu_matmul, "flops"))));
+    lines.push_back(Tr(t, "verdict.cpu.good", fmt::arg("gpu", s.gpu_name.empty() ? "GPU" : s.gpu_name), fmt::arg("bw", bw),
+                       fmt::arg("mm", mm)));
+  }
+  if (problems > 0) {
+    lines.push_back(Tr(t, "verdict.problems", fmt::arg("count", problems)));
+  } else {
+    lines.push_back(Tr(t, "verdict.watch", fmt::arg("copies", triad_copies()),
+                       fmt::arg("gpu_fixed", FigureValue(s.gpu_fixed, "seconds")),
+                       fmt::arg("cpu_fixed", FigureValue(s.cpu_fixed, "seconds"))));
+  }
+  return lines;
+}
+
+std::vector<Problem> Problems(const ReportSources& src) {
+  std::vector<Problem> out;
+  if (src.inspect.is_object() && src.inspect.contains("findings") && src.inspect["findings"].is_array()) {
+    for (const auto& f : src.inspect["findings"]) {
+      std::string severity = String(f, "severity");
+      if (severity == "info") continue;
+      out.push_back({severity, String(f, "explanation").empty() ? String(f, "id") : String(f, "explanation"), String(f, "evidence"),
+                     String(f, "next_step")});
+    }
+  }
+  if (src.doctor.is_object() && src.doctor.contains("checks") && src.doctor["checks"].is_array()) {
+    for (const auto& c : src.doctor["checks"]) {
+      std::string status = String(c, "status");
+      if (status != "fail" && status != "warn") continue;
+      out.push_back({status, String(c, "title"), String(c, "evidence"), String(c, "fix")});
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuprobe::cli

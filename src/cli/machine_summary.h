@@ -1,0 +1,88 @@
+// The machine in a few figures, CPU and GPU in the same units: memory bandwidth, FP32 peak,
+// best matmul, memory size, host link, the fixed cost to start parallel work, and where the
+// GPU starts to win. Measured figures come from a bench document; what was not measured (no
+// GPU here, or no GPU suite in the run) comes from the spec sheet or the model and says so.
+// The tour prints it, the HTML report draws it; both read the same documents.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+#include "model/crossover.h"
+#include "model/gpu_spec.h"
+#include "report/i18n.h"
+
+namespace gpuprobe::cli {
+
+/// One figure with where it comes from.
+struct Figure {
+  std::optional<double> value;
+  std::string source;  ///< "measured", "spec", "model"
+  bool noisy = false;  ///< measured with a wide spread (p10-p90): read it as a rough figure
+  bool known() const { return value.has_value(); }
+};
+
+/// The JSON documents a summary or a report is made from (null where absent).
+struct ReportSources {
+  nlohmann::json bench;    ///< gpuprobe.bench.v1
+  nlohmann::json inspect;  ///< gpuprobe.inspect.v1
+  nlohmann::json doctor;   ///< gpuprobe.doctor.v1
+  nlohmann::json gpu;      ///< the tour's "gpu" object: availability and devices
+  nlohmann::json cpu;      ///< the tour's "cpu" object: identity without measurements
+  std::vector<std::string> origins;  ///< "bench: run.json", "live run", ...
+};
+
+struct MachineSummary {
+  std::string cpu_name;
+  int cpu_cores = 0;
+  double cpu_memory_bytes = 0;
+  bool gpu_present = false;          ///< a GPU is in this machine and usable
+  bool gpu_measured = false;         ///< the bench run has GPU results
+  std::string gpu_name;              ///< detected GPU, or the spec used for comparison
+  std::string gpu_absent_reason;     ///< why there is no GPU (when !gpu_present)
+  const model::GpuSpec* gpu_spec = nullptr;
+  double gpu_memory_bytes = 0;
+  std::string link_name;             ///< "PCIe Gen5 x16"
+
+  Figure cpu_bandwidth, gpu_bandwidth;   ///< bytes/s, streaming (triad)
+  Figure cpu_fp32, gpu_fp32;             ///< FLOP/s, FMA peak
+  Figure cpu_matmul, gpu_matmul;         ///< FLOP/s, best matmul (GPU: bf16 tensor cores)
+  std::string cpu_matmul_name, gpu_matmul_name;
+  Figure gpu_link;                       ///< bytes/s per direction, pinned copies
+  Figure cpu_fixed, gpu_fixed;           ///< seconds: fork-join / launch round trip
+  std::optional<model::CrossoverCurve> triad_crossover, matmul_crossover;
+};
+
+/// Builds the summary. `spec` is the detected GPU's spec, or the GPU to compare with when
+/// there is none (may be null: GPU figures then stay unknown).
+MachineSummary Summarize(const ReportSources& sources, const model::GpuSpec* spec);
+
+/// "20.3 GB/s", "-" when unknown; `unit_kind`: bandwidth, flops, seconds or bytes.
+std::string FigureValue(const Figure& figure, const std::string& unit_kind);
+/// "20.3 GB/s (measured)", "4.80 TB/s (spec)", "-" when unknown.
+std::string FigureText(const Figure& figure, const std::string& unit_kind, const report::Texts& texts);
+
+/// Rows of the side-by-side table: {quantity, CPU, GPU}.
+std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, const report::Texts& texts);
+
+/// "what this machine is good for", in three lines.
+std::vector<std::string> Verdict(const MachineSummary& s, int problems, const report::Texts& texts);
+
+/// Findings and doctor failures/warnings as {severity, title, evidence, fix}.
+struct Problem {
+  std::string severity, title, evidence, fix;
+};
+std::vector<Problem> Problems(const ReportSources& sources);
+
+/// Reads saved documents (`bench --json`, `inspect --json`, `doctor --json` or the tour's
+/// `--json`), each kind at most once. InvalidArgument naming the file for anything else.
+core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& paths);
+
+/// The bench results of `id` on `backend` (in document order).
+std::vector<const nlohmann::json*> ResultsOf(const nlohmann::json& bench, const std::string& id, const std::string& backend);
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,127 @@
+#include "model/crossover.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpuprobe::model {
+namespace {
+
+constexpr double kFp32Bytes = 4;
+
+double CallSeconds(const KernelWork& w, const ProcessorRates& rates) {
+  return rates.fixed_seconds + std::max(w.flops / rates.flops, w.bytes / rates.bandwidth);
+}
+
+double CopySeconds(double bytes, const LinkRates& link) {
+  return bytes > 0 ? link.latency_seconds + bytes / link.bandwidth : 0;
+}
+
+bool Finite(double v) { return std::isfinite(v) && v >= 0; }
+
+core::Status CheckRates(const ProcessorRates& r, const char* who) {
+  if (!(r.flops > 0) || !(r.bandwidth > 0) || !std::isfinite(r.flops) || !std::isfinite(r.bandwidth) ||
+      !Finite(r.fixed_seconds)) {
+    return core::Status::InvalidArgument(fmt::format("{} rates must be positive and finite", who));
+  }
+  return core::Status::Ok();
+}
+
+/// Smallest size in (lo, hi] where `faster(size)` holds, given !faster(lo) and faster(hi).
+template <typename Pred>
+double Bisect(double lo, double hi, Pred faster) {
+  while (hi / lo > 1.01) {
+    double mid = std::sqrt(lo * hi);
+    if (faster(mid)) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+std::string CrossoverKernelName(CrossoverKernel kernel) {
+  return kernel == CrossoverKernel::kMatmul ? "matmul (fp32)" : "vector triad (fp32)";
+}
+
+KernelWork WorkOf(CrossoverKernel kernel, double size) {
+  KernelWork w;
+  if (kernel == CrossoverKernel::kMatmul) {
+    w.flops = 2 * size * size * size;
+    w.bytes = 3 * kFp32Bytes * size * size;  // each matrix read or written once at best
+    w.bytes_in = 2 * kFp32Bytes * size * size;
+    w.bytes_out = kFp32Bytes * size * size;
+  } else {
+    w.flops = 2 * size;
+    w.bytes = 3 * kFp32Bytes * size;
+    w.bytes_in = 2 * kFp32Bytes * size;
+    w.bytes_out = kFp32Bytes * size;
+  }
+  return w;
+}
+
+CrossoverPoint TimeAt(CrossoverKernel kernel, double size, const ProcessorRates& cpu, const ProcessorRates& gpu,
+                      const LinkRates& link) {
+  KernelWork w = WorkOf(kernel, size);
+  CrossoverPoint p;
+  p.size = size;
+  p.cpu_seconds = CallSeconds(w, cpu);
+  p.gpu_resident_seconds = CallSeconds(w, gpu);
+  p.gpu_transfer_seconds = p.gpu_resident_seconds + CopySeconds(w.bytes_in, link) + CopySeconds(w.bytes_out, link);
+  return p;
+}
+
+core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const ProcessorRates& cpu, const ProcessorRates& gpu,
+                                           const LinkRates& link, double min_size, double max_size, int points) {
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu, "CPU"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(gpu, "GPU"));
+  if (!(link.bandwidth > 0) || !std::isfinite(link.bandwidth) || !Finite(link.latency_seconds)) {
+    return core::Status::InvalidArgument("link bandwidth must be positive and finite");
+  }
+  if (!(min_size >= 1) || !(max_size > min_size) || max_size > 1e15 || points < 2 || points > 10000) {
+    return core::Status::InvalidArgument("crossover sizes must satisfy 1 <= min < max <= 1e15 with 2..10000 points");
+  }
+  CrossoverCurve curve;
+  curve.kernel = kernel;
+  double step = std::pow(max_size / min_size, 1.0 / (points - 1));
+  for (int i = 0; i < points; ++i) {
+    double size = i + 1 == points ? max_size : min_size * std::pow(step, i);
+    curve.points.push_back(TimeAt(kernel, size, cpu, gpu, link));
+  }
+  auto resident_faster = [&](double s) {
+    CrossoverPoint p = TimeAt(kernel, s, cpu, gpu, link);
+    return p.gpu_resident_seconds < p.cpu_seconds;
+  };
+  auto transfer_faster = [&](double s) {
+    CrossoverPoint p = TimeAt(kernel, s, cpu, gpu, link);
+    return p.gpu_transfer_seconds < p.cpu_seconds;
+  };
+  // The first sample where the GPU is faster; bisect between it and the one before.
+  auto first = [&](auto faster) -> std::optional<double> {
+    for (size_t i = 0; i < curve.points.size(); ++i) {
+      if (!faster(curve.points[i].size)) continue;
+      if (i == 0) return curve.points[0].size;
+      return Bisect(curve.points[i - 1].size, curve.points[i].size, faster);
+    }
+    return std::nullopt;
+  };
+  curve.resident_size = first(resident_faster);
+  curve.transfer_size = first(transfer_faster);
+  if (!curve.transfer_size) {
+    // Per unit of size at the large end: does copying alone cost more than the CPU's work?
+    KernelWork w = WorkOf(kernel, max_size);
+    double copy = (w.bytes_in + w.bytes_out) / link.bandwidth;
+    double cpu_work = std::max(w.flops / cpu.flops, w.bytes / cpu.bandwidth);
+    if (copy >= cpu_work) {
+      curve.why_never = fmt::format(
+          "copying the data over the host link ({:.1f} GB/s) takes longer than the CPU needs for the whole job, "
+          "at every size: the work per byte is too small to pay for the trip",
+          link.bandwidth / 1e9);
+    } else {
+      curve.why_never = fmt::format("the GPU's fixed cost per call is not paid back up to size {:.3g}", max_size);
+    }
+  }
+  return curve;
+}
+
+}  // namespace gpuprobe::model

@@ -1,0 +1,47 @@
+// The HTML report: one self-contained file (inline CSS and SVG, no script, no fetch) that a
+// team can mail around, open offline and print. This file only lays out what it is given;
+// what goes in (figures, charts, findings) is decided by the caller.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpuprobe::report {
+
+struct HtmlTableRow {
+  std::vector<std::string> cells;
+};
+
+struct HtmlChart {
+  std::string heading;
+  std::string lesson;   ///< the one line a reader should take away
+  std::string svg;      ///< from RenderXyChart / RenderBarChart
+  std::string note;     ///< where the figures come from (measured, spec, model)
+};
+
+struct HtmlFinding {
+  std::string severity;  ///< "fail", "warn" or "info"
+  std::string title;
+  std::string detail;
+  std::string fix;
+};
+
+struct HtmlReport {
+  std::string title;                    ///< "gpuprobe report: <host>"
+  std::string subtitle;                 ///< version, date, sources
+  std::vector<std::string> verdict;     ///< three lines
+  std::vector<std::string> machine_header;
+  std::vector<HtmlTableRow> machine;    ///< the CPU vs GPU table
+  std::vector<std::string> machine_notes;
+  std::vector<HtmlChart> charts;
+  std::vector<HtmlFinding> findings;
+  std::string findings_empty;           ///< shown when there is no finding
+  std::vector<std::string> next;        ///< commands to run next
+};
+
+/// The complete document, starting with <!DOCTYPE html>.
+std::string RenderHtmlReport(const HtmlReport& report);
+
+}  // namespace gpuprobe::report

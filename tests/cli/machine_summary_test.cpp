@@ -1,0 +1,167 @@
+// The summary, verdict and report content built from recorded documents: a tour run on a
+// 2-core machine without a GPU, an nvidia-smi capture with a finding, a doctor run that failed.
+#include "cli/machine_summary.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "cli/report_builder.h"
+#include "cli/spec_data.h"
+#include "core/file_io.h"
+#include "report/html_report.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+const std::string kDir = std::string(GPUPROBE_FIXTURES_DIR) + "/report/";
+
+report::Texts English() { return *report::Texts::Load(report::Language::kEn); }
+
+const model::GpuSpec* H200() { return *(*EmbeddedSpecDatabase())->Find("h200"); }
+
+ReportSources Tour() {
+  auto src = LoadReportSources({kDir + "tour-cpu-2core.json"});
+  EXPECT_TRUE(src.ok()) << src.status().message();
+  return *src;
+}
+
+TEST(MachineSummaryTest, CpuMeasuredGpuFromTheSpecSheet) {
+  MachineSummary s = Summarize(Tour(), H200());
+  EXPECT_FALSE(s.gpu_present);
+  EXPECT_FALSE(s.gpu_measured);
+  ASSERT_TRUE(s.cpu_bandwidth.known());
+  EXPECT_EQ(s.cpu_bandwidth.source, "measured");
+  EXPECT_GT(*s.cpu_bandwidth.value, 1e9);
+  EXPECT_TRUE(s.cpu_fp32.known());
+  EXPECT_TRUE(s.cpu_matmul.known());
+  EXPECT_TRUE(s.cpu_fixed.known());
+  EXPECT_EQ(s.gpu_bandwidth.source, "spec");
+  EXPECT_DOUBLE_EQ(*s.gpu_bandwidth.value, 4.8e12);
+  EXPECT_EQ(s.gpu_matmul_name, "bf16 tensor cores");
+  EXPECT_EQ(s.gpu_link.source, "model");
+  EXPECT_EQ(s.gpu_fixed.source, "model");
+  ASSERT_TRUE(s.triad_crossover.has_value());
+  ASSERT_TRUE(s.matmul_crossover.has_value());
+  EXPECT_TRUE(s.matmul_crossover->resident_size.has_value());
+}
+
+TEST(MachineSummaryTest, WithoutASpecTheGpuColumnStaysEmpty) {
+  MachineSummary s = Summarize(Tour(), nullptr);
+  EXPECT_FALSE(s.gpu_bandwidth.known());
+  EXPECT_FALSE(s.triad_crossover.has_value());
+  auto rows = SideBySideRows(s, English());
+  EXPECT_EQ(rows[1][2], "-");
+}
+
+TEST(MachineSummaryTest, SideBySideRowsNameTheirSource) {
+  auto rows = SideBySideRows(Summarize(Tour(), H200()), English());
+  ASSERT_EQ(rows.size(), 9u);
+  for (const auto& row : rows) ASSERT_EQ(row.size(), 3u);
+  EXPECT_NE(rows[0][2].find("H200"), std::string::npos);
+  EXPECT_NE(rows[1][1].find("measured"), std::string::npos);
+  EXPECT_NE(rows[1][2].find("4.80 TB/s (spec)"), std::string::npos);
+}
+
+TEST(MachineSummaryTest, VerdictIsThreeLinesAndProblemsComeFirst) {
+  MachineSummary s = Summarize(Tour(), H200());
+  auto clean = Verdict(s, 0, English());
+  ASSERT_EQ(clean.size(), 3u);
+  EXPECT_NE(clean[0].find("no usable GPU"), std::string::npos);
+  EXPECT_NE(clean[2].find("Watch out"), std::string::npos);
+  auto broken = Verdict(s, 2, English());
+  EXPECT_NE(broken[2].find("Fix first: 2"), std::string::npos);
+  auto zh = Verdict(s, 0, *report::Texts::Load(report::Language::kZh));
+  EXPECT_EQ(zh.size(), 3u);
+  EXPECT_NE(zh[1], clean[1]);
+}
+
+TEST(MachineSummaryTest, ProblemsKeepWarningsAndFailuresOnly) {
+  auto src = LoadReportSources({kDir + "tour-cpu-2core.json", kDir + "inspect-rtx-3080.json", kDir + "doctor-container-no-gpus.json"});
+  ASSERT_FALSE(src.ok()) << "the tour already has a doctor document: a second one is refused";
+  EXPECT_NE(src.status().message().find("second doctor"), std::string::npos);
+  src = LoadReportSources({kDir + "inspect-rtx-3080.json", kDir + "doctor-container-no-gpus.json"});
+  ASSERT_TRUE(src.ok()) << src.status().message();
+  auto problems = Problems(*src);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].severity, "warn");
+  EXPECT_EQ(problems[1].severity, "fail");
+  EXPECT_FALSE(problems[1].fix.empty());
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gpuprobe-report-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name) << text;
+    return dir_ + "/" + name;
+  }
+  std::string dir_;
+};
+
+using LoadReportSourcesTest = TempDir;
+
+TEST_F(LoadReportSourcesTest, RefusesWhatItCannotUse) {
+  EXPECT_FALSE(LoadReportSources({dir_ + "/missing.json"}).ok());
+  auto bad = LoadReportSources({Write("bad.json", "{\"schema\": ")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not a JSON document"), std::string::npos);
+  auto other = LoadReportSources({Write("gpus.json", R"({"schema": "gpuprobe.gpus.v1"})")});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("gpuprobe.gpus.v1"), std::string::npos);
+  auto empty_bench = LoadReportSources({Write("b.json", R"({"schema": "gpuprobe.bench.v1"})")});
+  EXPECT_FALSE(empty_bench.ok());
+  auto array = LoadReportSources({Write("a.json", "[1, 2]")});
+  EXPECT_FALSE(array.ok());
+}
+
+TEST_F(LoadReportSourcesTest, ABenchAloneHasNoGpuIdentity) {
+  auto src = LoadReportSources({Write("b.json", R"({"schema": "gpuprobe.bench.v1", "results": []})")});
+  ASSERT_TRUE(src.ok());
+  EXPECT_FALSE(src->gpu.value("available", true));
+  MachineSummary s = Summarize(*src, H200());
+  EXPECT_FALSE(s.cpu_bandwidth.known());
+  EXPECT_FALSE(s.triad_crossover.has_value());  // nothing measured: no curve from guesses
+}
+
+using WriteReportFileTest = TempDir;
+
+TEST_F(WriteReportFileTest, ReplacesItsOwnReportButNeverAForeignFile) {
+  report::HtmlReport r;
+  r.title = "t";
+  std::string html = report::RenderHtmlReport(r);
+  std::string path = dir_ + "/r.html";
+  ASSERT_TRUE(WriteReportFile(path, html).ok());
+  ASSERT_TRUE(WriteReportFile(path, html).ok()) << "a gpuprobe report may be replaced";
+  std::string notes = Write("notes.html", "<html>my notes</html>");
+  core::Status refused = WriteReportFile(notes, html);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(*core::ReadTextFile(notes, 1000), "<html>my notes</html>");
+  EXPECT_FALSE(WriteReportFile(dir_, html).ok()) << "a directory";
+  EXPECT_FALSE(WriteReportFile(dir_ + "/no/such/dir/r.html", html).ok());
+}
+
+TEST(ReportBuilderTest, SixChartsEachWithALessonAndNoScript) {
+  ReportSources src = Tour();
+  MachineSummary s = Summarize(src, H200());
+  report::HtmlReport r = BuildHtmlReport(src, s, Verdict(s, 0, English()), {"title", "subtitle"}, English());
+  ASSERT_EQ(r.charts.size(), 6u);
+  for (const auto& c : r.charts) {
+    EXPECT_FALSE(c.lesson.empty()) << c.heading;
+    EXPECT_NE(c.svg.find("class=\"marks\""), std::string::npos) << c.heading << " has nothing drawn";
+  }
+  std::string html = report::RenderHtmlReport(r);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("matmul-ladder"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuprobe::cli
