@@ -136,7 +136,14 @@ std::string RenderGpus(const json& gpu, const report::Texts& t) {
 }
 
 std::string RenderProblems(const ReportSources& src, const std::vector<Problem>& problems, const report::Texts& t) {
-  std::string out = t.Get("tour.problems") + "\n";
+  std::string out;
+  auto live = LiveStateLines(src, t);
+  if (!live.empty()) {
+    out += t.Get("tour.live") + "\n";
+    for (const auto& line : live) out += "  " + line + "\n";
+    out += "\n";
+  }
+  out += t.Get("tour.problems") + "\n";
   if (src.inspect.is_null()) out += "  " + t.Get("tour.problems.no_live_state") + "\n";
   if (problems.empty()) return out + "  " + t.Get("tour.problems.none") + "\n";
   for (const auto& p : problems) {

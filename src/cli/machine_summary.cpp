@@ -242,6 +242,29 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
   return lines;
 }
 
+std::vector<std::string> LiveStateLines(const ReportSources& src, const report::Texts& t) {
+  std::vector<std::string> lines;
+  if (!src.inspect.is_object() || !src.inspect.contains("gpus") || !src.inspect["gpus"].is_array()) return lines;
+  for (const auto& g : src.inspect["gpus"]) {
+    std::vector<std::string> parts;
+    if (auto v = Number(g, "utilization_gpu_percent")) parts.push_back(Tr(t, "live.busy", fmt::arg("value", fmt::format("{:.0f}", *v))));
+    auto used = Number(g, "memory_used_bytes"), total = Number(g, "memory_total_bytes");
+    if (used && total) {
+      parts.push_back(Tr(t, "live.memory", fmt::arg("used", core::FormatBytesBinary(*used)), fmt::arg("total", core::FormatBytesBinary(*total))));
+    }
+    if (auto v = Number(g, "temperature_celsius")) parts.push_back(fmt::format("{:.0f} °C", *v));
+    auto draw = Number(g, "power_draw_watts"), limit = Number(g, "power_limit_watts");
+    if (draw && limit) {
+      parts.push_back(Tr(t, "live.power", fmt::arg("draw", fmt::format("{:.0f}", *draw)), fmt::arg("limit", fmt::format("{:.0f}", *limit))));
+    }
+    if (auto v = Number(g, "sm_clock_mhz")) parts.push_back(Tr(t, "live.clock", fmt::arg("value", fmt::format("{:.0f}", *v))));
+    std::string line = fmt::format("GPU {} {}", g.value("index", 0), String(g, "name"));
+    for (size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? ": " : ", ") + parts[i];
+    lines.push_back(line);
+  }
+  return lines;
+}
+
 std::vector<Problem> Problems(const ReportSources& src) {
   std::vector<Problem> out;
   if (src.inspect.is_object() && src.inspect.contains("findings") && src.inspect["findings"].is_array()) {

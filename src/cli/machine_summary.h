@@ -72,6 +72,9 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
 /// "what this machine is good for", in three lines.
 std::vector<std::string> Verdict(const MachineSummary& s, int problems, const report::Texts& texts);
 
+/// One line per GPU of the inspect document: busy, memory, temperature, power, clock.
+std::vector<std::string> LiveStateLines(const ReportSources& sources, const report::Texts& texts);
+
 /// Findings and doctor failures/warnings as {severity, title, evidence, fix}.
 struct Problem {
   std::string severity, title, evidence, fix;

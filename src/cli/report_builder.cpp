@@ -318,6 +318,7 @@ report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSu
   r.machine_notes.push_back(
       "measured: timed in this run and verified; spec: the vendor's data sheet; model: gpuprobe's formulas "
       "(crossovers: fixed cost + max(FLOPs / peak, bytes / bandwidth), copies at 80% of the link's encoded rate).");
+  for (const auto& line : LiveStateLines(sources, texts)) r.machine_notes.push_back("Live state: " + line);
   if (!summary.gpu_present) {
     r.machine_notes.push_back("No GPU was used in this run: the GPU column shows " +
                               (summary.gpu_name.empty() ? std::string("nothing") : summary.gpu_name + "'s spec sheet") +
