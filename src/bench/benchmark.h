@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/backend.h"
@@ -50,11 +51,16 @@ BenchmarkInfo MakeBenchmarkInfo(std::string group, const std::string& name, std:
 
 /// One measured configuration of a benchmark.
 struct BenchCase {
+  BenchCase() = default;
+  BenchCase(std::string label_, std::uint64_t size_, int threads_, double param_, std::string variant_)
+      : label(std::move(label_)), size(size_), threads(threads_), param(param_), variant(std::move(variant_)) {}
+
   std::string label;        ///< "all threads", "1 thread", "64 KiB", "n=1024"
   std::uint64_t size = 0;   ///< benchmark-defined: elements, bytes or matrix order
   int threads = 0;          ///< worker threads (0 = all the context has)
   double param = 0;         ///< benchmark-defined: stride, serial fraction, variant index
   std::string variant;      ///< benchmark-defined variant name ("naive", "openblas", ...)
+  std::string backend;      ///< set by a benchmark that runs on several backends: whose case this is
 };
 
 /// Work of one iteration (one RunOnce()).
@@ -91,6 +97,8 @@ struct Prediction {
 struct PredictionContext {
   const model::CpuSpec& cpu;
   const std::vector<EarlierResult>& earlier;
+  /// The context the case runs on (GPU predictions read the device's figures from it).
+  const BackendContext* context = nullptr;
   /// The earlier result of `id` with the same backend and (when non-empty) case label.
   const EarlierResult* Find(const std::string& id, const std::string& backend,
                             const std::string& case_label = {}) const;

@@ -4,13 +4,24 @@
 
 #include <fmt/format.h>
 
+#include "bench/multi_backend.h"
 #include "core/spelling.h"
 
 namespace gpuprobe::bench {
 
 core::Status BenchmarkRegistry::Add(std::unique_ptr<Benchmark> benchmark) {
-  if (Find(benchmark->Info().id) != nullptr) {
-    return core::Status::InvalidArgument("benchmark id registered twice: " + benchmark->Info().id);
+  for (auto& existing : benchmarks_) {
+    if (existing->Info().id != benchmark->Info().id) continue;
+    // The same claim on another backend: merge, so one id shows CPU and GPU side by side.
+    if (BackendsOverlap(existing->Info(), benchmark->Info())) {
+      return core::Status::InvalidArgument("benchmark id registered twice for one backend: " + benchmark->Info().id);
+    }
+    if (auto* multi = dynamic_cast<MultiBackendBenchmark*>(existing.get())) {
+      multi->Add(std::move(benchmark));
+    } else {
+      existing = std::make_unique<MultiBackendBenchmark>(std::move(existing), std::move(benchmark));
+    }
+    return core::Status::Ok();
   }
   benchmarks_.push_back(std::move(benchmark));
   return core::Status::Ok();
@@ -61,7 +72,7 @@ core::Result<std::vector<const Benchmark*>> BenchmarkRegistry::Select(const std:
   return ordered;
 }
 
-void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
+void RegisterCpuBenchmarks(BenchmarkRegistry* registry) {
   RegisterCpuMemoryBenchmarks(registry);
   RegisterCpuComputeBenchmarks(registry);
   RegisterCpuLatencyBenchmarks(registry);

@@ -15,7 +15,9 @@ namespace gpuprobe::bench {
 
 class BenchmarkRegistry {
  public:
-  /// Adds a benchmark; InvalidArgument (a programming error) for a duplicate id.
+  /// Adds a benchmark. An id already registered for other backends is merged with it (one
+  /// id, CPU and GPU side by side); InvalidArgument (a programming error) when both claim
+  /// the same backend.
   core::Status Add(std::unique_ptr<Benchmark> benchmark);
   const std::vector<std::unique_ptr<Benchmark>>& all() const { return benchmarks_; }
   const Benchmark* Find(const std::string& id) const;
@@ -29,7 +31,10 @@ class BenchmarkRegistry {
   std::vector<std::unique_ptr<Benchmark>> benchmarks_;
 };
 
-/// Registers every benchmark family of this build (CPU now; CUDA where built).
+/// Every CPU family (bench/registry.cpp).
+void RegisterCpuBenchmarks(BenchmarkRegistry* registry);
+/// Every benchmark of this build: the CPU families, then the GPU suites where CUDA is built
+/// (defined in bench/cuda/register_cuda_benchmarks*.cpp, so the CPU library needs no CUDA).
 void RegisterAllBenchmarks(BenchmarkRegistry* registry);
 /// One function per family (defined in bench/cpu/*.cpp).
 void RegisterCpuMemoryBenchmarks(BenchmarkRegistry* registry);
@@ -39,6 +44,7 @@ void RegisterCpuMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuBranchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuParallelBenchmarks(BenchmarkRegistry* registry);
+
 
 /// The backends of this build: cpu always; cuda from register_cuda(_absent).cpp.
 void RegisterCpuBackend(BackendRegistry* registry);

@@ -106,7 +106,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
       results->push_back(r);
       continue;
     }
-    PredictionContext prediction_context{cpu, *earlier};
+    PredictionContext prediction_context{cpu, *earlier, &context};
     Prediction prediction = benchmark.Predict(prediction_context, c);
     r.predicted = prediction.value;
     r.prediction_basis = prediction.basis;
@@ -134,7 +134,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
       // Predict again at the clock this case actually ran at (turbo and throttling included).
       model::CpuSpec at_clock = cpu;
       at_clock.measured_clock_hz = r.clock_hz;
-      Prediction again = benchmark.Predict(PredictionContext{at_clock, *earlier}, c);
+      Prediction again = benchmark.Predict(PredictionContext{at_clock, *earlier, &context}, c);
       if (again.value) {
         r.predicted = again.value;
         r.prediction_basis = again.basis;

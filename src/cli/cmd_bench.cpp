@@ -125,8 +125,7 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
     if (gpu.available) {
       auto context = cuda->Open(0);
       if (!context.ok()) return context.status();
-      report.gpu_lines.push_back(fmt::format("GPU 0: {} (no GPU benchmarks are registered in this build yet)",
-                                             (*context)->Device().name));
+      report.gpu_lines.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
       gpu_contexts.push_back(std::move(context.value()));
     } else {
       report.gpu_lines.push_back(Tr(ctx.texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));

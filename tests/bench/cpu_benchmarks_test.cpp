@@ -15,7 +15,7 @@ namespace {
 BenchmarkRegistry& Registry() {
   static BenchmarkRegistry* registry = [] {
     auto* r = new BenchmarkRegistry();
-    RegisterAllBenchmarks(r);
+    RegisterCpuBenchmarks(r);
     return r;
   }();
   return *registry;

@@ -1,19 +1,11 @@
-// Built with the CUDA backend: the CUDA backend's probe answers from the device query.
+// Built with the CUDA backend: the probe answers from the device query; a context owns a
+// stream, the timing events and the gate (cuda_context.h).
+#include "bench/cuda/cuda_context.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/registry.h"
 
 namespace gpuprobe::bench {
 namespace {
-
-class CudaBackendContext : public BackendContext {
- public:
-  explicit CudaBackendContext(DeviceInfo device) : device_(std::move(device)) {}
-  std::string BackendName() const override { return "cuda"; }
-  const DeviceInfo& Device() const override { return device_; }
-
- private:
-  DeviceInfo device_;
-};
 
 class CudaBackend : public Backend {
  public:
@@ -24,20 +16,9 @@ class CudaBackend : public Backend {
     return Availability::Yes();
   }
   core::Result<std::unique_ptr<BackendContext>> Open(int index) override {
-    auto devices = QueryCudaDevices();
-    if (!devices.ok()) return devices.status();
-    if (index < 0 || index >= static_cast<int>(devices->size())) {
-      return core::Status::NotFound("no GPU with index " + std::to_string(index));
-    }
-    const CudaDeviceInfo& d = (*devices)[static_cast<size_t>(index)];
-    DeviceInfo info;
-    info.backend = "cuda";
-    info.index = index;
-    info.name = d.name;
-    info.pci_bus_id = d.pci_bus_id;
-    info.memory_total_bytes = d.memory_total_bytes;
-    info.memory_free_bytes = d.memory_free_bytes;
-    return std::unique_ptr<BackendContext>(new CudaBackendContext(info));
+    auto context = CudaContext::Open(index);
+    if (!context.ok()) return context.status();
+    return std::unique_ptr<BackendContext>(std::move(context.value()));
   }
 };
 

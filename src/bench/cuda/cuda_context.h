@@ -1,0 +1,123 @@
+// The CUDA backend's context and the measuring tools every GPU suite shares. Only files in
+// bench/cuda/ include this header (it needs <cuda_runtime.h>).
+//
+// How a GPU case is timed (METHOD.md: nvbench's blocking kernel, nvbandwidth's events):
+//   1. a gate kernel spins on a flag in mapped host memory, holding the stream;
+//   2. the start event, `reps` repetitions of the work and the stop event are queued behind it;
+//   3. the flag is set: the queued work runs back to back, with the launch cost of each
+//      repetition hidden behind the previous one rather than inside the timed region;
+//   4. the time is the events' interval / reps. reps is chosen so a batch lasts >= 100 us.
+//
+// Thread safety: a context and its buffers belong to the thread that opened it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "bench/backend.h"
+#include "bench/cuda/gpu_kernel_math.h"
+#include "core/status.h"
+
+namespace gpuprobe::bench {
+
+class CudaContext : public BackendContext {
+ public:
+  /// Opens device `index`: a stream, two events and the gate's mapped flag.
+  static core::Result<std::unique_ptr<CudaContext>> Open(int index);
+  ~CudaContext() override;
+  CudaContext(const CudaContext&) = delete;
+  CudaContext& operator=(const CudaContext&) = delete;
+
+  std::string BackendName() const override { return "cuda"; }
+  const DeviceInfo& Device() const override { return device_; }
+  const gpu::DeviceFigures& Figures() const { return figures_; }
+  cudaStream_t stream() const { return stream_; }
+
+  /// Free device memory now (cudaMemGetInfo); 0 on error.
+  std::uint64_t FreeBytes() const;
+
+  /// Seconds per repetition of `enqueue` (which queues one repetition on stream()), timed
+  /// with events behind the gate as described above.
+  core::Result<double> TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue);
+
+  /// Picks a repetition count for `enqueue` so that one batch lasts >= 100 us (at most 256:
+  /// the launch queue must not fill behind the gate). Runs it once untimed, once timed.
+  core::Result<int> CalibrateReps(const std::function<cudaError_t(cudaStream_t)>& enqueue);
+
+ private:
+  CudaContext() = default;
+  DeviceInfo device_;
+  gpu::DeviceFigures figures_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  volatile int* gate_host_ = nullptr;
+  int* gate_device_ = nullptr;
+};
+
+/// Device memory, freed on every path.
+template <typename T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  ~DeviceArray() { Reset(); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  cudaError_t Allocate(std::uint64_t count) {
+    Reset();
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T));
+    if (e == cudaSuccess) count_ = count;
+    return e;
+  }
+  void Reset() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  T* get() const { return ptr_; }
+  std::uint64_t size() const { return count_; }
+  std::uint64_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::uint64_t count_ = 0;
+};
+
+/// Page-locked host memory (cudaMallocHost), freed on every path.
+class PinnedBuffer {
+ public:
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+  }
+  cudaError_t Allocate(std::uint64_t bytes) {
+    cudaError_t e = cudaMallocHost(&ptr_, bytes);
+    if (e == cudaSuccess) bytes_ = bytes;
+    return e;
+  }
+  void* get() const { return ptr_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+/// Fills `n` floats with gpu::FillValue(i, seed) on the device (then synchronises).
+cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx);
+
+/// Counts elements of `data` that differ from gpu::FillValue(i, seed) (or, with `op`, from
+/// gpu::StreamElement(op, i)); on the device, synchronising.
+core::Result<std::uint64_t> CountFillMismatches(const float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx);
+core::Result<std::uint64_t> CountStreamMismatches(const float* data, std::uint64_t n, gpu::StreamOp op, const CudaContext& ctx);
+
+/// The launch geometry for `n` elements in vectors of `width` on this device.
+gpu::LaunchGeometry Geometry(const CudaContext& ctx, std::uint64_t n, int width, std::uint32_t threads = 256);
+
+/// An error Status naming the call, from a cudaError_t (see cuda_status.h).
+core::Status CudaFailed(const std::string& what, cudaError_t error);
+
+}  // namespace gpuprobe::bench

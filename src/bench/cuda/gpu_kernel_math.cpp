@@ -1,0 +1,145 @@
+#include "bench/cuda/gpu_kernel_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::bench::gpu {
+
+const char* StreamOpName(StreamOp op) {
+  switch (op) {
+    case StreamOp::kCopy: return "copy";
+    case StreamOp::kScale: return "scale";
+    case StreamOp::kAdd: return "add";
+    case StreamOp::kTriad: return "triad";
+    case StreamOp::kDot: return "dot";
+  }
+  return "?";
+}
+
+int StreamReads(StreamOp op) { return op == StreamOp::kCopy || op == StreamOp::kScale ? 1 : 2; }
+int StreamWrites(StreamOp op) { return op == StreamOp::kDot ? 0 : 1; }
+int StreamFlops(StreamOp op) {
+  switch (op) {
+    case StreamOp::kCopy: return 0;
+    case StreamOp::kScale: case StreamOp::kAdd: return 1;
+    case StreamOp::kTriad: case StreamOp::kDot: return 2;
+  }
+  return 0;
+}
+
+double DotExpected(std::uint64_t n) {
+  double sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<double>(StreamElement(StreamOp::kDot, i));
+  return sum;
+}
+
+Work StreamWork(StreamOp op, std::uint64_t n) {
+  Work w;
+  w.bytes_read = 4.0 * StreamReads(op) * static_cast<double>(n);
+  w.bytes_written = 4.0 * StreamWrites(op) * static_cast<double>(n);
+  w.flops = static_cast<double>(StreamFlops(op)) * static_cast<double>(n);
+  return w;
+}
+
+LaunchGeometry GridStride(std::uint64_t n, int width, std::uint32_t threads, int sm_count, int blocks_per_sm) {
+  LaunchGeometry g;
+  g.threads = std::max<std::uint32_t>(32, threads);
+  std::uint64_t vectors = n / static_cast<std::uint64_t>(std::max(1, width));
+  std::uint64_t items = std::max<std::uint64_t>(vectors, n > 0 ? 1 : 0);
+  std::uint64_t needed = (items + g.threads - 1) / g.threads;
+  std::uint64_t fill = static_cast<std::uint64_t>(std::max(1, sm_count)) * static_cast<std::uint64_t>(std::max(1, blocks_per_sm));
+  g.blocks = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::min(needed, fill), 1, 0x7FFFFFFFull));
+  return g;
+}
+
+std::vector<int> SimulateCoverage(std::uint64_t n, int width, const LaunchGeometry& g) {
+  std::vector<int> counts(n, 0);
+  std::uint64_t total = g.TotalThreads();
+  std::uint64_t vectors = n / static_cast<std::uint64_t>(width);
+  for (std::uint64_t t = 0; t < total; ++t) {
+    for (std::uint64_t v = t; v < vectors; v += total) {
+      for (int k = 0; k < width; ++k) ++counts[v * static_cast<std::uint64_t>(width) + static_cast<std::uint64_t>(k)];
+    }
+    for (std::uint64_t i = vectors * static_cast<std::uint64_t>(width) + t; i < n; i += total) ++counts[i];
+  }
+  return counts;
+}
+
+int BatchRepetitions(double seconds_per_rep, double target, int max_reps) {
+  if (!(seconds_per_rep > 0) || !std::isfinite(seconds_per_rep)) return max_reps;
+  double reps = std::ceil(target / seconds_per_rep);
+  return static_cast<int>(std::clamp(reps, 1.0, static_cast<double>(max_reps)));
+}
+
+float ReplayChainF32(int k, std::uint64_t steps) {
+  float x = ChainStart(k);
+  for (std::uint64_t s = 0; s < steps; ++s) x = std::fmaf(x, kChainA, kChainB);
+  return x;
+}
+
+double ReplayChainF64(int k, std::uint64_t steps) {
+  double x = ChainStart(k);
+  for (std::uint64_t s = 0; s < steps; ++s) x = std::fma(x, static_cast<double>(kChainA), static_cast<double>(kChainB));
+  return x;
+}
+
+std::uint32_t ReplayChainI32(int k, std::uint64_t steps) {
+  std::uint32_t x = IntChainStart(k);
+  for (std::uint64_t s = 0; s < steps; ++s) x = x * kIntChainA + kIntChainB;
+  return x;
+}
+
+Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer) {
+  Work w;
+  double fmas = static_cast<double>(threads) * kChainsPerThread * static_cast<double>(steps);
+  if (integer) {
+    w.ops = 2 * fmas;  // a multiply and an add per step
+  } else {
+    w.flops = 2 * fmas;
+  }
+  return w;
+}
+
+std::optional<double> TheoreticalBandwidth(const DeviceFigures& d) {
+  if (d.memory_clock_hz <= 0 || d.memory_bus_width_bits <= 0) return std::nullopt;
+  return 2.0 * d.memory_clock_hz * d.memory_bus_width_bits / 8.0;
+}
+
+int LanesPerSm(int major, int minor, const std::string& type) {
+  // Per SM and clock, from NVIDIA's architecture whitepapers (Turing, Ampere GA100/GA10x,
+  // Ada, Hopper). fp16 counts half2 lanes x 2 (non-tensor).
+  struct Row { int major, minor, fp32, fp64, fp16, int32; };
+  static const Row kRows[] = {
+      {7, 5, 64, 2, 128, 64},   // Turing (T4, RTX 20)
+      {8, 0, 64, 32, 256, 64},  // A100
+      {8, 6, 128, 2, 128, 64},  // RTX 30, A10, A40
+      {8, 7, 128, 2, 128, 64},  // Orin
+      {8, 9, 128, 2, 128, 64},  // Ada: RTX 40, L4, L40S
+      {9, 0, 128, 64, 256, 64}, // Hopper: H100, H200
+  };
+  for (const auto& r : kRows) {
+    if (r.major != major || r.minor != minor) continue;
+    if (type == "fp32") return r.fp32;
+    if (type == "fp64") return r.fp64;
+    if (type == "fp16") return r.fp16;
+    if (type == "int32") return r.int32;
+  }
+  return 0;
+}
+
+std::optional<double> TheoreticalPeak(const DeviceFigures& d, const std::string& type) {
+  int lanes = LanesPerSm(d.cc_major, d.cc_minor, type);
+  if (lanes == 0 || d.sm_count <= 0 || d.sm_clock_hz <= 0) return std::nullopt;
+  return static_cast<double>(lanes) * d.sm_count * 2.0 * d.sm_clock_hz;
+}
+
+std::optional<double> PinnedCopyBandwidth(const DeviceFigures& d) {
+  if (d.pcie_generation <= 0 || d.pcie_lanes <= 0) return std::nullopt;
+  auto link = model::PcieBytesPerSecondPerDirection(d.pcie_generation, d.pcie_lanes);
+  if (!link) return std::nullopt;
+  return *link * 0.8;
+}
+
+}  // namespace gpuprobe::bench::gpu

@@ -1,0 +1,134 @@
+// The arithmetic of the GPU benchmarks that needs no GPU: launch geometry and the exact index
+// loop every grid-stride kernel uses, the pseudo-random fill, the expected results, the
+// declared work, and the device's theoretical figures. The kernels include this header (the
+// functions marked GPUPROBE_HOST_DEVICE compile for both sides), so what the tests check on
+// the CPU is what the GPU runs. No CUDA header here: it compiles everywhere.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/benchmark.h"
+
+#if defined(__CUDACC__)
+#define GPUPROBE_HOST_DEVICE __host__ __device__
+#else
+#define GPUPROBE_HOST_DEVICE
+#endif
+
+namespace gpuprobe::bench::gpu {
+
+// --- fill and expected values ----------------------------------------------------------------
+
+/// A pseudo-random value for element `i`: a multiple of 1/1024 in [-512, 512), so sums and
+/// products of a few of them are exact in fp32 and host and device agree bit for bit, with
+/// or without fused multiply-add.
+GPUPROBE_HOST_DEVICE inline float FillValue(std::uint64_t i, std::uint32_t seed) {
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD93ull;
+  x ^= x >> 32;
+  std::int32_t v = static_cast<std::int32_t>(x & 0xFFFFFu) - (1 << 19);  // 20 bits
+  return static_cast<float>(v) * (1.0f / 1024.0f);
+}
+
+enum class StreamOp { kCopy, kScale, kAdd, kTriad, kDot };
+/// "copy", "scale", "add", "triad", "dot".
+const char* StreamOpName(StreamOp op);
+/// Arrays read and written per element (dot: 2 read, 0 written).
+int StreamReads(StreamOp op);
+int StreamWrites(StreamOp op);
+int StreamFlops(StreamOp op);
+
+constexpr float kStreamScalar = 3.0f;
+constexpr std::uint32_t kSeedA = 1, kSeedB = 2, kSeedC = 3;
+
+/// The result of `op` for element `i` (copy: c = a; scale: c = s*a; add: c = a + b;
+/// triad: c = a + s*b; dot: a*b, summed by the caller). Exact in fp32.
+GPUPROBE_HOST_DEVICE inline float StreamElement(StreamOp op, std::uint64_t i) {
+  float a = FillValue(i, kSeedA), b = FillValue(i, kSeedB);
+  switch (op) {
+    case StreamOp::kCopy: return a;
+    case StreamOp::kScale: return kStreamScalar * a;
+    case StreamOp::kAdd: return a + b;
+    case StreamOp::kTriad: return a + kStreamScalar * b;
+    case StreamOp::kDot: return a * b;
+  }
+  return 0;
+}
+
+/// The dot product of the fill over n elements, in double (the device sums per block in
+/// double and adds the blocks; both are exact enough to compare to 1e-9 relative).
+double DotExpected(std::uint64_t n);
+
+/// One iteration's work for `op` over n fp32 elements.
+Work StreamWork(StreamOp op, std::uint64_t n);
+
+// --- launch geometry -----------------------------------------------------------------------
+
+struct LaunchGeometry {
+  std::uint32_t blocks = 1;
+  std::uint32_t threads = 256;  ///< per block
+  std::uint64_t TotalThreads() const { return static_cast<std::uint64_t>(blocks) * threads; }
+};
+
+/// A grid-stride launch over n elements in vectors of `width` (4 for float4): enough blocks
+/// to fill the GPU (`blocks_per_sm` per SM) but no more than there is work for; at least 1.
+LaunchGeometry GridStride(std::uint64_t n, int width, std::uint32_t threads, int sm_count, int blocks_per_sm = 8);
+
+/// The index loop of every grid-stride kernel: thread t of the grid handles vectors t,
+/// t + T, t + 2T, ... (T = total threads) and then the scalar tail elements
+/// n_vec*width + t, + T, ... . Returns how often each element is touched, for tests.
+std::vector<int> SimulateCoverage(std::uint64_t n, int width, const LaunchGeometry& g);
+
+/// Repetitions per timed batch so it lasts >= `target` seconds (>= 1, <= `max_reps`).
+int BatchRepetitions(double seconds_per_rep, double target = 100e-6, int max_reps = 256);
+
+// --- dependent FMA chains (compute peaks) ---------------------------------------------------
+
+/// Independent chains per thread: enough to cover the FMA pipeline latency (4 cycles x 1
+/// issue per cycle, and some slack for dual issue).
+constexpr int kChainsPerThread = 8;
+constexpr float kChainA = 0.999f, kChainB = 0.001f;
+
+/// The chain start for chain k (the same on every thread).
+GPUPROBE_HOST_DEVICE inline float ChainStart(int k) { return 1.0f + 0.125f * static_cast<float>(k); }
+GPUPROBE_HOST_DEVICE inline std::uint32_t IntChainStart(int k) { return 1u + 7u * static_cast<std::uint32_t>(k); }
+constexpr std::uint32_t kIntChainA = 1664525u, kIntChainB = 1013904223u;  // a 32-bit LCG step
+
+/// Host replays: the value of chain k after `steps` FMAs (fp32 with fmaf, fp64 with fma,
+/// int32 modulo 2^32). The device uses the same operations, so they match exactly.
+float ReplayChainF32(int k, std::uint64_t steps);
+double ReplayChainF64(int k, std::uint64_t steps);
+std::uint32_t ReplayChainI32(int k, std::uint64_t steps);
+
+/// One FMA = 2 FLOPs; work of `threads` threads x kChainsPerThread chains x `steps`.
+Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer);
+
+// --- the device's theoretical figures ------------------------------------------------------
+
+struct DeviceFigures {
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  double sm_clock_hz = 0;
+  double memory_clock_hz = 0;       ///< as the runtime reports it (half the data rate)
+  int memory_bus_width_bits = 0;
+  std::uint64_t l2_bytes = 0;
+  int pcie_generation = 0, pcie_lanes = 0;  ///< 0 when unknown (from NVML)
+};
+
+/// 2 (double data rate) x memory clock x bus width / 8; empty when a figure is missing.
+std::optional<double> TheoreticalBandwidth(const DeviceFigures& d);
+/// Lanes per SM for "fp32", "fp64", "fp16" (half2 lanes x 2), "int32"; 0 when this
+/// architecture is not in the table.
+int LanesPerSm(int cc_major, int cc_minor, const std::string& type);
+/// SMs x lanes x 2 (FMA) x SM clock; empty when unknown. For int32 the unit is op/s.
+std::optional<double> TheoreticalPeak(const DeviceFigures& d, const std::string& type);
+/// 80% of the PCIe link's encoded rate per direction; empty when the link is unknown.
+std::optional<double> PinnedCopyBandwidth(const DeviceFigures& d);
+
+}  // namespace gpuprobe::bench::gpu

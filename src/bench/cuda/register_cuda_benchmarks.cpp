@@ -1,0 +1,20 @@
+// Every benchmark of a CUDA build: the CPU families, then each GPU suite, in the order
+// `bench --list` shows them. GPU suites sharing a CPU id merge with it (one row each side).
+#include "bench/registry.h"
+
+namespace gpuprobe::bench {
+
+void RegisterCudaMemoryBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaTransferBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
+
+void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
+  RegisterCpuBenchmarks(registry);
+  RegisterCudaMemoryBenchmarks(registry);
+  RegisterCudaTransferBenchmarks(registry);
+  RegisterCudaComputeBenchmarks(registry);
+  RegisterCudaLaunchBenchmarks(registry);
+}
+
+}  // namespace gpuprobe::bench
