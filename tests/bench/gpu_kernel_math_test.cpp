@@ -1,0 +1,111 @@
+// The GPU kernels' arithmetic, checked without a GPU: the kernels include the same header.
+#include "bench/cuda/gpu_kernel_math.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace gpuprobe::bench::gpu {
+namespace {
+
+TEST(GpuFillTest, ValuesAreExactMultiplesOfAThousandTwentyFourthInRange) {
+  for (std::uint64_t i = 0; i < 100000; i += 7) {
+    float v = FillValue(i, kSeedA);
+    EXPECT_GE(v, -512.0f);
+    EXPECT_LT(v, 512.0f);
+    EXPECT_EQ(v * 1024.0f, std::round(v * 1024.0f)) << i;
+  }
+  EXPECT_NE(FillValue(5, kSeedA), FillValue(5, kSeedB));  // seeds give different arrays
+}
+
+TEST(GpuFillTest, StreamResultsAreExactInFloat) {
+  // With or without fused multiply-add the device gets these bits: check against double.
+  for (std::uint64_t i = 0; i < 100000; i += 13) {
+    double a = FillValue(i, kSeedA), b = FillValue(i, kSeedB);
+    EXPECT_EQ(static_cast<double>(StreamElement(StreamOp::kTriad, i)), a + 3.0 * b);
+    EXPECT_EQ(static_cast<double>(StreamElement(StreamOp::kAdd, i)), a + b);
+    EXPECT_EQ(static_cast<double>(StreamElement(StreamOp::kScale, i)), 3.0 * a);
+  }
+}
+
+TEST(GpuStreamWorkTest, BytesAndFlopsPerElement) {
+  Work triad = StreamWork(StreamOp::kTriad, 1000);
+  EXPECT_DOUBLE_EQ(triad.bytes_read, 8000);
+  EXPECT_DOUBLE_EQ(triad.bytes_written, 4000);
+  EXPECT_DOUBLE_EQ(triad.flops, 2000);
+  Work dot = StreamWork(StreamOp::kDot, 1000);
+  EXPECT_DOUBLE_EQ(dot.bytes_written, 0);
+  EXPECT_DOUBLE_EQ(StreamWork(StreamOp::kCopy, 10).flops, 0);
+}
+
+TEST(GpuGeometryTest, EveryElementExactlyOnceForOddSizes) {
+  for (std::uint64_t n : {1ull, 3ull, 4ull, 5ull, 255ull, 1023ull, 4097ull, 100003ull}) {
+    for (int width : {1, 4}) {
+      for (int sms : {1, 3, 132}) {
+        LaunchGeometry g = GridStride(n, width, 128, sms, 2);
+        auto counts = SimulateCoverage(n, width, g);
+        for (std::uint64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(counts[i], 1) << "n=" << n << " width=" << width << " sms=" << sms << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuGeometryTest, BlocksFillTheGpuButNeverExceedTheWork) {
+  LaunchGeometry big = GridStride(1ull << 30, 4, 256, 132, 8);
+  EXPECT_EQ(big.blocks, 132u * 8);
+  LaunchGeometry small = GridStride(1000, 4, 256, 132, 8);
+  EXPECT_EQ(small.blocks, 1u);  // 250 float4s: one block
+  EXPECT_EQ(GridStride(0, 4, 256, 132).blocks, 1u);
+  EXPECT_GE(GridStride(10, 1, 7, 1).threads, 32u);  // at least a warp
+}
+
+TEST(GpuBatchTest, RepetitionsReachAHundredMicroseconds) {
+  EXPECT_EQ(BatchRepetitions(1e-3), 1);
+  EXPECT_EQ(BatchRepetitions(10e-6), 10);
+  EXPECT_EQ(BatchRepetitions(1e-9), 256);
+  EXPECT_EQ(BatchRepetitions(0), 256);
+  EXPECT_EQ(BatchRepetitions(NAN), 256);
+}
+
+TEST(GpuChainTest, ReplaysFollowTheirRecurrence) {
+  float f = ChainStart(2);
+  for (int s = 0; s < 10; ++s) f = std::fmaf(f, kChainA, kChainB);
+  EXPECT_EQ(ReplayChainF32(2, 10), f);
+  EXPECT_NEAR(ReplayChainF32(0, 100000), 1.0f, 1e-3);  // converges to b / (1 - a) = 1
+  double a = kChainA, b = kChainB;  // the fp32 constants widened: the fixed point is b / (1 - a)
+  EXPECT_NEAR(ReplayChainF64(7, 100000), b / (1 - a), 1e-9);
+  std::uint32_t x = IntChainStart(3);
+  for (int s = 0; s < 5; ++s) x = x * 1664525u + 1013904223u;
+  EXPECT_EQ(ReplayChainI32(3, 5), x);
+  Work w = ChainWork(1000, 10, false);
+  EXPECT_DOUBLE_EQ(w.flops, 1000.0 * kChainsPerThread * 10 * 2);
+  EXPECT_DOUBLE_EQ(ChainWork(1000, 10, true).ops, w.flops);
+}
+
+TEST(GpuFiguresTest, H100FiguresFromTheRuntimesNumbers) {
+  DeviceFigures h100;
+  h100.cc_major = 9;
+  h100.cc_minor = 0;
+  h100.sm_count = 132;
+  h100.sm_clock_hz = 1980e6;
+  h100.memory_clock_hz = 2619e6;
+  h100.memory_bus_width_bits = 5120;
+  EXPECT_NEAR(*TheoreticalBandwidth(h100), 3.35e12, 0.01e12);
+  EXPECT_NEAR(*TheoreticalPeak(h100, "fp32"), 66.9e12, 0.1e12);
+  EXPECT_NEAR(*TheoreticalPeak(h100, "fp64"), 33.5e12, 0.1e12);
+  EXPECT_FALSE(PinnedCopyBandwidth(h100).has_value());  // link unknown
+  h100.pcie_generation = 5;
+  h100.pcie_lanes = 16;
+  EXPECT_NEAR(*PinnedCopyBandwidth(h100), 0.8 * 63.0e9, 0.1e9);
+  DeviceFigures unknown = h100;
+  unknown.cc_major = 12;
+  EXPECT_FALSE(TheoreticalPeak(unknown, "fp32").has_value());
+  EXPECT_EQ(LanesPerSm(8, 6, "fp32"), 128);
+  EXPECT_EQ(LanesPerSm(8, 0, "fp32"), 64);
+  EXPECT_FALSE(TheoreticalBandwidth(DeviceFigures{}).has_value());
+}
+
+}  // namespace
+}  // namespace gpuprobe::bench::gpu
