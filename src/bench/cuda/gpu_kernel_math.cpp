@@ -43,6 +43,36 @@ Work StreamWork(StreamOp op, std::uint64_t n) {
   return w;
 }
 
+double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col) {
+  double sum = 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    sum += static_cast<double>(MatmulValue(row * n + k, kSeedA)) * static_cast<double>(MatmulValue(k * n + col, kSeedB));
+  }
+  return sum;
+}
+
+double MatmulTotal(std::uint64_t n) {
+  std::vector<double> a_col(n, 0.0), b_row(n, 0.0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      a_col[k] += MatmulValue(i * n + k, kSeedA);
+      b_row[k] += MatmulValue(k * n + i, kSeedB);
+    }
+  }
+  double total = 0;
+  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_row[k];
+  return total;
+}
+
+Work MatmulWork(std::uint64_t n) {
+  Work w;
+  double nn = static_cast<double>(n) * static_cast<double>(n);
+  w.flops = 2 * nn * static_cast<double>(n);
+  w.bytes_read = 2 * 4 * nn;
+  w.bytes_written = 4 * nn;
+  return w;
+}
+
 LaunchGeometry GridStride(std::uint64_t n, int width, std::uint32_t threads, int sm_count, int blocks_per_sm) {
   LaunchGeometry g;
   g.threads = std::max<std::uint32_t>(32, threads);

@@ -68,6 +68,27 @@ double DotExpected(std::uint64_t n);
 /// One iteration's work for `op` over n fp32 elements.
 Work StreamWork(StreamOp op, std::uint64_t n);
 
+// --- matmul --------------------------------------------------------------------------------
+
+/// Matmul inputs: small integers in [-2, 2], exact in fp32, tf32 and bf16, so every rung
+/// (SIMT kernels, cuBLAS fp32, tf32 and bf16 tensor cores with fp32 accumulation) must give
+/// the same bits: sums of n products stay below 2^24 for n <= 4 194 304.
+GPUPROBE_HOST_DEVICE inline float MatmulValue(std::uint64_t i, std::uint32_t seed) {
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 32;
+  return static_cast<float>(static_cast<int>(x % 5) - 2);
+}
+
+/// C[row][col] of C = A x B (row-major n x n, A from seed kSeedA, B from kSeedB), exact.
+double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col);
+/// The sum of every element of C, exact: sum over k of (column k of A summed) x (row k of B
+/// summed), O(n^2).
+double MatmulTotal(std::uint64_t n);
+/// 2 n^3 FLOPs; the minimum traffic, each matrix once: 3 x 4 n^2 bytes.
+Work MatmulWork(std::uint64_t n);
+
 // --- launch geometry -----------------------------------------------------------------------
 
 struct LaunchGeometry {

@@ -8,12 +8,14 @@ void RegisterCudaMemoryBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaTransferBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
 
 void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCpuBenchmarks(registry);
   RegisterCudaMemoryBenchmarks(registry);
   RegisterCudaTransferBenchmarks(registry);
   RegisterCudaComputeBenchmarks(registry);
+  RegisterCudaMatmulBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 

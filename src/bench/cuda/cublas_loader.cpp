@@ -1,0 +1,57 @@
+#include "bench/cuda/cublas_loader.h"
+
+#include <mutex>
+
+#include <fmt/format.h>
+
+namespace gpuprobe::bench {
+namespace {
+
+template <typename F>
+bool Bind(const core::DynamicLibrary& lib, const char* name, F* out) {
+  *out = reinterpret_cast<F>(lib.Symbol(name));
+  return *out != nullptr;
+}
+
+core::Result<const CublasApi*> LoadOnce() {
+  auto lib = core::DynamicLibrary::Open({"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
+  if (!lib.ok()) {
+    return core::Status::Unavailable("cuBLAS is not installed (libcublas.so cannot be loaded)",
+                                     "install the CUDA toolkit's cuBLAS (e.g. the libcublas package) to run these rungs");
+  }
+  static CublasApi api;
+  const core::DynamicLibrary& l = **lib;
+  bool ok = Bind(l, "cublasCreate_v2", &api.create) && Bind(l, "cublasDestroy_v2", &api.destroy) &&
+            Bind(l, "cublasSetStream_v2", &api.set_stream) && Bind(l, "cublasSetMathMode", &api.set_math_mode) &&
+            Bind(l, "cublasSgemm_v2", &api.sgemm) && Bind(l, "cublasGemmEx", &api.gemm_ex);
+  if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLAS function gpuprobe needs", l.name()));
+  api.library = std::move(lib.value());
+  return static_cast<const CublasApi*>(&api);
+}
+
+}  // namespace
+
+core::Result<const CublasApi*> LoadCublas() {
+  static std::once_flag once;
+  static core::Result<const CublasApi*> result = core::Status::Internal("not loaded");
+  std::call_once(once, [] { result = LoadOnce(); });
+  return result;
+}
+
+CublasHandle::~CublasHandle() {
+  if (handle_ != nullptr) api_->destroy(handle_);
+}
+
+core::Status CublasHandle::Open(const CublasApi& api, cudaStream_t stream) {
+  api_ = &api;
+  cublasStatus_t s = api.create(&handle_);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    handle_ = nullptr;
+    return core::Status::Internal(fmt::format("cublasCreate failed (status {})", static_cast<int>(s)));
+  }
+  s = api.set_stream(handle_, stream);
+  if (s != CUBLAS_STATUS_SUCCESS) return core::Status::Internal(fmt::format("cublasSetStream failed (status {})", static_cast<int>(s)));
+  return core::Status::Ok();
+}
+
+}  // namespace gpuprobe::bench

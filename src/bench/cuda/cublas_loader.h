@@ -1,0 +1,49 @@
+// cuBLAS reached with dlopen: the binary starts where cuBLAS is not installed, and the
+// benchmarks that need it say so and are skipped. The header gives the types only; nothing
+// links against libcublas.
+//
+// Thread safety: Load() may be called from any thread; the table is immutable afterwards.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <memory>
+#include <string>
+
+#include "core/dynamic_library.h"
+#include "core/status.h"
+
+namespace gpuprobe::bench {
+
+/// cublasGemmEx as the library exports it (C++ sees an overload set, so spell the type out).
+using CublasGemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                                          const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                                          cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+
+struct CublasApi {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  CublasGemmExFn gemm_ex = nullptr;
+  std::unique_ptr<core::DynamicLibrary> library;
+};
+
+/// The process-wide table, loaded on first use; Unavailable naming the library when it is
+/// missing or lacks a symbol.
+core::Result<const CublasApi*> LoadCublas();
+
+/// One cuBLAS handle bound to a stream, destroyed on every path.
+class CublasHandle {
+ public:
+  ~CublasHandle();
+  core::Status Open(const CublasApi& api, cudaStream_t stream);
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  const CublasApi* api_ = nullptr;
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace gpuprobe::bench

@@ -1,0 +1,360 @@
+// The matmul ladder on the GPU (the articles' rungs): the naive kernel with uncoalesced
+// accesses, the same with coalesced accesses, shared-memory tiles, register blocking, then
+// cuBLAS in fp32, tf32 and bf16 (tensor cores). Inputs are small integers, so every rung
+// must produce the same exact result; each is checked on sampled elements and on the sum of
+// all elements against the host's exact figures.
+#include <cuda_bf16.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "bench/cuda/cublas_loader.h"
+#include "bench/cuda/cuda_context.h"
+#include "bench/registry.h"
+#include "core/units.h"
+
+namespace gpuprobe::bench {
+namespace {
+
+enum class Rung { kNaive, kCoalesced, kTiled, kBlocked, kCublasFp32, kCublasTf32, kCublasBf16 };
+
+struct RungInfo {
+  Rung rung;
+  const char* name;
+  const char* description;
+};
+
+const RungInfo kRungs[] = {
+    {Rung::kNaive, "gpu_naive", "one thread per output, consecutive threads walk rows: uncoalesced (the articles' first kernel)"},
+    {Rung::kCoalesced, "gpu_coalesced", "the same kernel with consecutive threads on consecutive columns: coalesced loads"},
+    {Rung::kTiled, "gpu_tiled", "32x32 tiles staged in shared memory: each input read from DRAM n/32 times less"},
+    {Rung::kBlocked, "gpu_register_blocked", "64x64 block tiles, 4x4 outputs per thread held in registers"},
+    {Rung::kCublasFp32, "cublas_fp32", "cuBLAS SGEMM, fp32 on the CUDA cores"},
+    {Rung::kCublasTf32, "cublas_tf32", "cuBLAS GEMM, tf32 inputs on tensor cores, fp32 accumulate"},
+    {Rung::kCublasBf16, "cublas_bf16", "cuBLAS GEMM, bf16 inputs on tensor cores, fp32 accumulate"},
+};
+
+bool IsCublas(Rung r) { return r == Rung::kCublasFp32 || r == Rung::kCublasTf32 || r == Rung::kCublasBf16; }
+bool IsTensor(Rung r) { return r == Rung::kCublasTf32 || r == Rung::kCublasBf16; }
+
+__global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    m[i] = gpu::MatmulValue(i, seed);
+  }
+}
+
+__global__ void ToBf16Kernel(const float* in, __nv_bfloat16* out, unsigned long long count) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    out[i] = __float2bfloat16(in[i]);
+  }
+}
+
+__global__ void SumKernel(const float* c, unsigned long long count, double* total) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  double sum = 0;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) sum += c[i];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(total, sum);
+}
+
+// Threads with consecutive threadIdx.x take consecutive rows: each warp's loads of A and
+// stores to C are n floats apart.
+__global__ void NaiveKernel(const float* a, const float* b, float* c, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= n || col >= n) return;
+  float sum = 0;
+  for (int k = 0; k < n; ++k) sum += a[static_cast<size_t>(row) * n + k] * b[static_cast<size_t>(k) * n + col];
+  c[static_cast<size_t>(row) * n + col] = sum;
+}
+
+__global__ void CoalescedKernel(const float* a, const float* b, float* c, int n) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= n || col >= n) return;
+  float sum = 0;
+  for (int k = 0; k < n; ++k) sum += a[static_cast<size_t>(row) * n + k] * b[static_cast<size_t>(k) * n + col];
+  c[static_cast<size_t>(row) * n + col] = sum;
+}
+
+constexpr int kTile = 32;
+
+__global__ void TiledKernel(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[kTile][kTile];
+  __shared__ float bs[kTile][kTile + 1];  // +1: no bank conflicts on the column reads
+  int col = blockIdx.x * kTile + threadIdx.x;
+  int row = blockIdx.y * kTile + threadIdx.y;
+  float sum = 0;
+  for (int k0 = 0; k0 < n; k0 += kTile) {
+    as[threadIdx.y][threadIdx.x] = row < n && k0 + threadIdx.x < n ? a[static_cast<size_t>(row) * n + k0 + threadIdx.x] : 0.0f;
+    bs[threadIdx.y][threadIdx.x] = col < n && k0 + threadIdx.y < n ? b[static_cast<size_t>(k0 + threadIdx.y) * n + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kTile; ++k) sum += as[threadIdx.y][k] * bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < n && col < n) c[static_cast<size_t>(row) * n + col] = sum;
+}
+
+constexpr int kBm = 64, kBn = 64, kBk = 8, kTm = 4, kTn = 4;
+constexpr int kBlockedThreads = (kBm / kTm) * (kBn / kTn);  // 256
+
+// n must be a multiple of 64 (checked before launch).
+__global__ void __launch_bounds__(kBlockedThreads) BlockedKernel(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[kBk][kBm];  // A's tile transposed, so the inner loop reads rows
+  __shared__ float bs[kBk][kBn];
+  const int tid = threadIdx.x;
+  const int trow = tid / (kBn / kTn), tcol = tid % (kBn / kTn);
+  const int block_row = blockIdx.y * kBm, block_col = blockIdx.x * kBn;
+  float acc[kTm][kTn] = {};
+  for (int k0 = 0; k0 < n; k0 += kBk) {
+#pragma unroll
+    for (int r = 0; r < (kBm * kBk) / kBlockedThreads; ++r) {
+      int e = tid + r * kBlockedThreads;
+      as[e % kBk][e / kBk] = a[static_cast<size_t>(block_row + e / kBk) * n + k0 + e % kBk];
+    }
+#pragma unroll
+    for (int r = 0; r < (kBk * kBn) / kBlockedThreads; ++r) {
+      int e = tid + r * kBlockedThreads;
+      bs[e / kBn][e % kBn] = b[static_cast<size_t>(k0 + e / kBn) * n + block_col + e % kBn];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kBk; ++k) {
+      float av[kTm], bv[kTn];
+#pragma unroll
+      for (int i = 0; i < kTm; ++i) av[i] = as[k][trow * kTm + i];
+#pragma unroll
+      for (int j = 0; j < kTn; ++j) bv[j] = bs[k][tcol * kTn + j];
+#pragma unroll
+      for (int i = 0; i < kTm; ++i) {
+#pragma unroll
+        for (int j = 0; j < kTn; ++j) acc[i][j] += av[i] * bv[j];
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < kTm; ++i) {
+#pragma unroll
+    for (int j = 0; j < kTn; ++j) c[static_cast<size_t>(block_row + trow * kTm + i) * n + block_col + tcol * kTn + j] = acc[i][j];
+  }
+}
+
+class MatmulInstance : public BenchmarkInstance {
+ public:
+  MatmulInstance(CudaContext& ctx, Rung rung, int n) : ctx_(ctx), rung_(rung), n_(n) {}
+
+  core::Status Prepare() {
+    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+    cudaError_t e;
+    if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = c_.Allocate(count)) != cudaSuccess ||
+        (e = total_.Allocate(1)) != cudaSuccess) {
+      return CudaFailed("cudaMalloc", e);
+    }
+    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
+    FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
+    if (rung_ == Rung::kCublasBf16) {
+      if ((e = a16_.Allocate(count)) != cudaSuccess || (e = b16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+      ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
+      ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
+    }
+    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
+      return CudaFailed("filling the matrices", e);
+    }
+    if (IsCublas(rung_)) {
+      auto api = LoadCublas();
+      if (!api.ok()) return api.status();
+      api_ = *api;
+      GPUPROBE_RETURN_IF_ERROR(handle_.Open(*api_, ctx_.stream()));
+    }
+    return core::Status::Ok();
+  }
+
+  cudaError_t Enqueue(cudaStream_t s) {
+    const float alpha = 1.0f, beta = 0.0f;
+    // Row-major C = A x B is column-major C^T = B^T x A^T: pass B first.
+    switch (rung_) {
+      case Rung::kNaive: {
+        dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
+        NaiveKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+        return cudaGetLastError();
+      }
+      case Rung::kCoalesced: {
+        dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
+        CoalescedKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+        return cudaGetLastError();
+      }
+      case Rung::kTiled: {
+        dim3 block(kTile, kTile), grid((n_ + kTile - 1) / kTile, (n_ + kTile - 1) / kTile);
+        TiledKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+        return cudaGetLastError();
+      }
+      case Rung::kBlocked: {
+        dim3 grid(n_ / kBn, n_ / kBm);
+        BlockedKernel<<<grid, kBlockedThreads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+        return cudaGetLastError();
+      }
+      case Rung::kCublasFp32:
+        return Check(api_->sgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), n_, a_.get(), n_, &beta, c_.get(), n_));
+      case Rung::kCublasTf32:
+        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), CUDA_R_32F, n_, a_.get(),
+                                   CUDA_R_32F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+      case Rung::kCublasBf16:
+        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b16_.get(), CUDA_R_16BF, n_, a16_.get(),
+                                   CUDA_R_16BF, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+    return cudaErrorInvalidValue;
+  }
+
+  core::Result<double> RunOnce() override {
+    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
+    if (reps_ == 0) {
+      auto reps = ctx_.CalibrateReps(enqueue);
+      if (!reps.ok()) return blas_error_.empty() ? reps.status() : core::Status::Internal(blas_error_);
+      reps_ = *reps;
+    }
+    auto t = ctx_.TimeQueued(reps_, enqueue);
+    if (!t.ok() && !blas_error_.empty()) return core::Status::Internal(blas_error_);
+    return t;
+  }
+
+  Verification Verify() override {
+    Verification v;
+    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+    cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), ctx_.stream());
+    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    if (e == cudaSuccess) {
+      SumKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(c_.get(), count, total_.get());
+      e = cudaGetLastError();
+    }
+    double total = 0;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&total, total_.get(), sizeof total, cudaMemcpyDeviceToHost, ctx_.stream());
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
+    if (e != cudaSuccess) {
+      v.detail = CudaFailed("verifying", e).message();
+      return v;
+    }
+    double expected_total = gpu::MatmulTotal(static_cast<std::uint64_t>(n_));
+    // 64 sampled elements, the corners included (the tails of odd sizes live there).
+    int bad = 0;
+    for (int s = 0; s < 64; ++s) {
+      std::uint64_t row = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 2654435761u) % n_;
+      std::uint64_t col = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 40503u + 17) % n_;
+      float got = 0;
+      if (cudaMemcpy(&got, c_.get() + row * n_ + col, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) ++bad;
+      if (static_cast<double>(got) != gpu::MatmulElement(static_cast<std::uint64_t>(n_), row, col)) ++bad;
+    }
+    v.checksum = expected_total;
+    v.verified = bad == 0 && total == expected_total;
+    v.detail = v.verified ? "64 sampled elements and the sum of all elements exact (the same on every rung)"
+                          : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, expected_total);
+    return v;
+  }
+
+  bool CorruptForTest() override {
+    float wrong = 1e6f;
+    return cudaMemcpy(c_.get() + static_cast<std::uint64_t>(n_) * n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+
+  std::string Note() const override {
+    double working_set = 3.0 * 4 * n_ * static_cast<double>(n_);
+    return fmt::format("working set {} vs L2 {}", core::FormatBytesBinary(working_set),
+                       core::FormatBytesBinary(static_cast<double>(ctx_.Figures().l2_bytes)));
+  }
+
+ private:
+  cudaError_t Check(cublasStatus_t s) {
+    if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
+    blas_error_ = fmt::format("cuBLAS returned status {}", static_cast<int>(s));
+    return cudaErrorUnknown;
+  }
+
+  CudaContext& ctx_;
+  Rung rung_;
+  int n_;
+  DeviceArray<float> a_, b_, c_;
+  DeviceArray<__nv_bfloat16> a16_, b16_;
+  DeviceArray<double> total_;
+  const CublasApi* api_ = nullptr;
+  CublasHandle handle_;
+  std::string blas_error_;
+  int reps_ = 0;
+};
+
+class GpuMatmulBenchmark : public Benchmark {
+ public:
+  explicit GpuMatmulBenchmark(const RungInfo& rung) : rung_(rung) {
+    info_ = MakeBenchmarkInfo("matmul", rung.name, rung.name, rung.description,
+                              "the same multiplication runs orders of magnitude faster once it reuses data near the "
+                              "arithmetic units",
+                              Metric::kFlops, {"cuda"});
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
+    std::vector<int> sizes;
+    if (size_override > 0) {
+      sizes = {static_cast<int>(size_override)};
+    } else if (rung_.rung == Rung::kNaive) {
+      sizes = full ? std::vector<int>{1024, 2048} : std::vector<int>{1024};
+    } else if (IsCublas(rung_.rung)) {
+      sizes = full ? std::vector<int>{1024, 2048, 4096, 8192} : std::vector<int>{4096};
+    } else {
+      sizes = full ? std::vector<int>{1024, 2048, 4096} : std::vector<int>{2048};
+    }
+    std::vector<BenchCase> cases;
+    for (int n : sizes) cases.push_back(BenchCase(fmt::format("n={}", n), static_cast<std::uint64_t>(n), 0, 0, rung_.name));
+    return cases;
+  }
+  Availability Check(const BackendContext& context, const BenchCase& c) const override {
+    const auto& ctx = static_cast<const CudaContext&>(context);
+    if (c.size < 1 || c.size > 65536) return Availability::No("the matrix order must be between 1 and 65536");
+    if (rung_.rung == Rung::kBlocked && c.size % 64 != 0) return Availability::No("the register-blocked kernel needs n divisible by 64");
+    if (IsTensor(rung_.rung) && ctx.Figures().cc_major < 8) {
+      return Availability::No(fmt::format("{} needs tensor cores of compute capability 8.0 or newer", rung_.name));
+    }
+    if (IsCublas(rung_.rung)) {
+      auto api = LoadCublas();
+      if (!api.ok()) return Availability::No(api.status().message(), api.status().hint());
+    }
+    std::uint64_t bytes = 3 * 4 * c.size * c.size * (rung_.rung == Rung::kCublasBf16 ? 2 : 1);
+    if (bytes > ctx.FreeBytes()) return Availability::No("the three matrices do not fit in the GPU's free memory");
+    return Availability::Yes();
+  }
+  Work WorkFor(const BenchCase& c) const override { return gpu::MatmulWork(c.size); }
+  Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
+    Prediction p;
+    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    if (ctx == nullptr) return p;
+    if (IsTensor(rung_.rung)) {
+      p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+      return p;
+    }
+    if (auto peak = gpu::TheoreticalPeak(ctx->Figures(), "fp32")) {
+      p.value = *peak;
+      p.basis = "the FP32 peak of the CUDA cores (SMs x lanes x 2 x clock)";
+    }
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
+    auto instance = std::make_unique<MatmulInstance>(static_cast<CudaContext&>(context), rung_.rung, static_cast<int>(c.size));
+    GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
+    return std::unique_ptr<BenchmarkInstance>(std::move(instance));
+  }
+
+ private:
+  const RungInfo& rung_;
+  BenchmarkInfo info_;
+};
+
+}  // namespace
+
+void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry) {
+  for (const auto& rung : kRungs) registry->Add(std::make_unique<GpuMatmulBenchmark>(rung));
+}
+
+}  // namespace gpuprobe::bench
