@@ -49,10 +49,12 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
   if (!r.error.empty()) return Tr(t, "bench.failed", fmt::arg("error", r.error));
   if (!r.verified) return Tr(t, "bench.wrong", fmt::arg("detail", r.verification_detail));
   std::string key = "takeaway." + r.id;
+  // A GPU row of an id shared with the CPU has its own text where the CPU's would mislead.
+  if (r.backend != "cpu" && t.Has(key + "." + r.backend)) key += "." + r.backend;
   // Extra facts some takeaways quote: speed-up over the naive rung, over one thread, etc.
   double ratio = 0;
   if (r.group == "matmul") {
-    const BenchResult* naive = FindCase(all, "matmul.naive", r.backend, "");
+    const BenchResult* naive = FindCase(all, r.backend == "cuda" ? "matmul.gpu_naive" : "matmul.naive", r.backend, "");
     if (naive && naive->value > 0) ratio = r.value / naive->value;
   } else if (r.id == "parallel.amdahl") {
     const BenchResult* one = FindCase(all, "parallel.amdahl", r.backend, "1 thread");
@@ -60,7 +62,10 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
   } else if (r.id == "branch.unpredictable") {
     const BenchResult* easy = FindCase(all, "branch.predictable", r.backend, "");
     if (easy && r.value > 0) ratio = easy->value / r.value;
-  } else if (r.id == "access.strided" || r.id == "access.random") {
+  } else if (r.id == "divergence.serial_thread" && r.backend == "cuda") {
+    const BenchResult* cpu = FindCase(all, r.id, "cpu", "");
+    if (cpu && r.value > 0) ratio = cpu->value / r.value;
+  } else if (r.id == "access.strided" || r.id == "access.random" || r.id == "access.misaligned") {
     const BenchResult* seq = FindCase(all, "access.sequential", r.backend, "");
     if (seq && r.value > 0) ratio = seq->value / r.value;
   } else if (r.id.rfind("memory.", 0) == 0 && r.case_label == "all threads") {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "bench/cpu/cpu_context.h"
+#include "bench/cuda/gpu_kernel_math.h"
 #include "bench/registry.h"
 
 namespace gpuprobe::bench {
@@ -116,11 +117,73 @@ class BranchBenchmark : public Benchmark {
   bool predictable_;
 };
 
+// The CPU twin of the GPU's divergence.serial_thread: the same Collatz function, on the same
+// numbers, on one core, so the two rows show what one thread is worth on each.
+constexpr std::uint64_t kSerialNumbers = 20000;
+
+class SerialInstance : public BenchmarkInstance {
+ public:
+  core::Result<double> RunOnce() override {
+    auto start = std::chrono::steady_clock::now();
+    std::uint64_t total = 0;
+    for (std::uint64_t x = gpu::kCollatzFirst; x < gpu::kCollatzFirst + kSerialNumbers; ++x) total += gpu::CollatzSteps(x);
+    auto end = std::chrono::steady_clock::now();
+    total_ = total;
+    return std::chrono::duration<double>(end - start).count();
+  }
+  Verification Verify() override {
+    Verification v;
+    std::uint64_t expected = gpu::CollatzTotal(kSerialNumbers);
+    v.checksum = static_cast<double>(expected);
+    v.verified = total_ == expected;
+    v.detail = v.verified ? fmt::format("{} Collatz steps", expected) : "the step count differs from a plain replay";
+    return v;
+  }
+  bool CorruptForTest() override {
+    total_ += 1;
+    return true;
+  }
+
+ private:
+  std::uint64_t total_ = 0;
+};
+
+class SerialBenchmark : public Benchmark {
+ public:
+  SerialBenchmark() {
+    info_ = MakeBenchmarkInfo("divergence", "serial_thread", "One thread, serial branchy code",
+                              "Collatz step counts on one CPU core (numbers/s)",
+                              "one GPU thread is far slower than one CPU core: the GPU is fast only in parallel",
+                              Metric::kOps);
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool, std::uint64_t) const override {
+    return {BenchCase("1 thread", kSerialNumbers, 1, 0, "")};
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w;
+    w.ops = static_cast<double>(c.size);
+    return w;
+  }
+  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+    Prediction p;
+    p.basis = "no spec figure: the GPU row runs the same function on the same numbers";
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext&, const BenchCase&) const override {
+    return std::unique_ptr<BenchmarkInstance>(new SerialInstance());
+  }
+
+ private:
+  BenchmarkInfo info_;
+};
+
 }  // namespace
 
 void RegisterCpuBranchBenchmarks(BenchmarkRegistry* registry) {
   registry->Add(std::make_unique<BranchBenchmark>(true));
   registry->Add(std::make_unique<BranchBenchmark>(false));
+  registry->Add(std::make_unique<SerialBenchmark>());
 }
 
 }  // namespace gpuprobe::bench

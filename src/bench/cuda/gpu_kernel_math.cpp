@@ -73,6 +73,18 @@ Work MatmulWork(std::uint64_t n) {
   return w;
 }
 
+std::uint64_t CollatzTotal(std::uint64_t count) {
+  std::uint64_t total = 0;
+  for (std::uint64_t x = kCollatzFirst; x < kCollatzFirst + count; ++x) total += CollatzSteps(x);
+  return total;
+}
+
+float ReplayPath(int q, int steps) {
+  float x = 1.0f;
+  for (int s = 0; s < steps; ++s) x = std::fmaf(x, PathMultiplier(q), kChainB);
+  return x;
+}
+
 LaunchGeometry GridStride(std::uint64_t n, int width, std::uint32_t threads, int sm_count, int blocks_per_sm) {
   LaunchGeometry g;
   g.threads = std::max<std::uint32_t>(32, threads);

@@ -89,6 +89,32 @@ double MatmulTotal(std::uint64_t n);
 /// 2 n^3 FLOPs; the minimum traffic, each matrix once: 3 x 4 n^2 bytes.
 Work MatmulWork(std::uint64_t n);
 
+// --- serial, branchy code (one GPU thread against one CPU core) ------------------------------
+
+/// Collatz steps from x down to 1: a data-dependent branch on every step, no parallelism.
+GPUPROBE_HOST_DEVICE inline std::uint32_t CollatzSteps(std::uint64_t x) {
+  std::uint32_t steps = 0;
+  while (x > 1) {
+    x = (x & 1) ? 3 * x + 1 : x / 2;
+    ++steps;
+  }
+  return steps;
+}
+constexpr std::uint64_t kCollatzFirst = 1000001;  // numbers [first, first + count)
+
+/// Total steps for `count` numbers from kCollatzFirst (the checksum both sides must give).
+std::uint64_t CollatzTotal(std::uint64_t count);
+
+// --- divergence ------------------------------------------------------------------------------
+
+/// The path a lane takes when a warp is split `paths` ways (lane % paths): the data the
+/// kernel reads, so the compiler cannot know it.
+inline int DivergencePath(std::uint64_t thread, int paths) { return static_cast<int>(thread % 32 % static_cast<std::uint64_t>(paths)); }
+/// Path q's multiplier: distinct per path, so no two paths can be merged.
+GPUPROBE_HOST_DEVICE inline float PathMultiplier(int q) { return 0.999f - 0.0001f * static_cast<float>(q); }
+/// The value a lane on path q holds after `steps` FMAs from 1 (host replay).
+float ReplayPath(int q, int steps);
+
 // --- launch geometry -----------------------------------------------------------------------
 
 struct LaunchGeometry {

@@ -9,6 +9,9 @@ void RegisterCudaTransferBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
 
 void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCpuBenchmarks(registry);
@@ -16,6 +19,9 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaTransferBenchmarks(registry);
   RegisterCudaComputeBenchmarks(registry);
   RegisterCudaMatmulBenchmarks(registry);
+  RegisterCudaAccessBenchmarks(registry);
+  RegisterCudaLatencyBenchmarks(registry);
+  RegisterCudaDivergenceBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 

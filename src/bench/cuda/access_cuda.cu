@@ -1,0 +1,187 @@
+// How the order of accesses decides GPU bandwidth: a warp's 32 loads are served by 32-byte
+// sectors, so consecutive floats (coalesced) cost one sector per 8 loads, a stride of 8 or
+// more or a random gather costs a sector per load, and a 4-byte misalignment adds one
+// sector per warp. Every pattern reads each float exactly once ("useful bytes/s").
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/cuda/cuda_context.h"
+#include "bench/registry.h"
+#include "core/units.h"
+
+namespace gpuprobe::bench {
+namespace {
+
+enum class Pattern { kSequential, kStrided, kRandom, kMisaligned };
+
+// Thread i reads element index(i); every pattern is a permutation of [0, n).
+__device__ __forceinline__ unsigned long long Index(Pattern p, unsigned long long i, unsigned long long n, unsigned int stride,
+                                                    const unsigned int* perm) {
+  switch (p) {
+    case Pattern::kStrided: {
+      unsigned long long rows = n / stride;  // n is a multiple of the stride
+      return (i % rows) * stride + i / rows;
+    }
+    case Pattern::kRandom: return perm[i];
+    default: return i;
+  }
+}
+
+__global__ void AccessKernel(const float* __restrict__ data, unsigned long long n, Pattern p, unsigned int stride,
+                             const unsigned int* __restrict__ perm, unsigned int* checksum) {
+  const unsigned long long total = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned int acc = 0;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < n; i += total) {
+    acc += __float_as_uint(data[Index(p, i, n, stride, perm)]);
+  }
+  atomicAdd(checksum, acc);
+}
+
+struct PatternInfo {
+  Pattern pattern;
+  const char* name;
+  const char* description;
+};
+
+const PatternInfo kPatterns[] = {
+    {Pattern::kSequential, "sequential", "each warp reads 32 consecutive floats: coalesced (useful bytes/s)"},
+    {Pattern::kStrided, "strided", "consecutive threads read floats a stride apart (useful bytes/s)"},
+    {Pattern::kRandom, "random", "each thread gathers from a random index (useful bytes/s)"},
+    {Pattern::kMisaligned, "misaligned", "coalesced, but starting 4 bytes past a 128-byte boundary (useful bytes/s)"},
+};
+
+class AccessInstance : public BenchmarkInstance {
+ public:
+  AccessInstance(CudaContext& ctx, Pattern p, std::uint64_t n, unsigned int stride) : ctx_(ctx), p_(p), n_(n), stride_(stride) {}
+  core::Status Prepare() {
+    cudaError_t e;
+    if ((e = data_.Allocate(n_ + 32)) != cudaSuccess || (e = sum_.Allocate(1)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+    if ((e = FillDevice(data_.get(), n_ + 32, gpu::kSeedA, ctx_)) != cudaSuccess) return CudaFailed("fill", e);
+    if (p_ == Pattern::kRandom) {
+      std::vector<unsigned int> perm(n_);
+      std::iota(perm.begin(), perm.end(), 0u);
+      std::shuffle(perm.begin(), perm.end(), std::mt19937_64(42));
+      if ((e = perm_.Allocate(n_)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+      if ((e = cudaMemcpy(perm_.get(), perm.data(), n_ * sizeof(unsigned int), cudaMemcpyHostToDevice)) != cudaSuccess) {
+        return CudaFailed("cudaMemcpy", e);
+      }
+    }
+    return core::Status::Ok();
+  }
+  cudaError_t Enqueue(cudaStream_t s) {
+    cudaError_t e = cudaMemsetAsync(sum_.get(), 0, sizeof(unsigned int), s);
+    if (e != cudaSuccess) return e;
+    gpu::LaunchGeometry g = Geometry(ctx_, n_, 1);
+    const float* base = data_.get() + (p_ == Pattern::kMisaligned ? 1 : 0);
+    AccessKernel<<<g.blocks, g.threads, 0, s>>>(base, n_, p_, stride_, perm_.get(), sum_.get());
+    return cudaGetLastError();
+  }
+  core::Result<double> RunOnce() override {
+    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
+    if (reps_ == 0) {
+      auto reps = ctx_.CalibrateReps(enqueue);
+      if (!reps.ok()) return reps.status();
+      reps_ = *reps;
+    }
+    return ctx_.TimeQueued(reps_, enqueue);
+  }
+  Verification Verify() override {
+    unsigned int got = 0;
+    cudaError_t e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
+    std::uint32_t expected = 0;
+    std::uint64_t first = p_ == Pattern::kMisaligned ? 1 : 0;
+    for (std::uint64_t i = first; i < first + n_; ++i) {
+      float v = gpu::FillValue(i, gpu::kSeedA);
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      expected += bits;
+    }
+    Verification v;
+    v.checksum = expected;
+    v.verified = e == cudaSuccess && got == expected;
+    v.detail = v.verified ? "every element read exactly once (checksum matched)" : "the checksum differs: elements missed or read twice";
+    return v;
+  }
+  bool CorruptForTest() override {
+    unsigned int wrong = 7;
+    return cudaMemcpy(sum_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  std::string Note() const override { return fmt::format("{} reps per timed batch", reps_); }
+
+ private:
+  CudaContext& ctx_;
+  Pattern p_;
+  std::uint64_t n_;
+  unsigned int stride_;
+  DeviceArray<float> data_;
+  DeviceArray<unsigned int> perm_, sum_;
+  int reps_ = 0;
+};
+
+class GpuAccessBenchmark : public Benchmark {
+ public:
+  explicit GpuAccessBenchmark(const PatternInfo& info) : info_pattern_(info) {
+    info_ = MakeBenchmarkInfo("access", info.name, info.name, info.description,
+                              "a warp's loads are served in 32-byte sectors: scattered loads waste most of each",
+                              Metric::kBandwidth, {"cuda"});
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
+    const auto& ctx = static_cast<const CudaContext&>(context);
+    std::uint64_t bytes = size_override > 0 ? size_override : std::min<std::uint64_t>(256ull << 20, ctx.FreeBytes() / 4);
+    std::uint64_t n = bytes / 4 / 32 * 32;  // a multiple of every stride
+    std::vector<BenchCase> cases;
+    if (info_pattern_.pattern == Pattern::kStrided) {
+      std::vector<int> strides = full ? std::vector<int>{2, 4, 8, 16, 32} : std::vector<int>{4, 32};
+      for (int s : strides) cases.push_back(BenchCase(fmt::format("stride {}", s), n, 0, s, ""));
+    } else {
+      cases.push_back(BenchCase(info_pattern_.name, n, 0, 1, ""));
+    }
+    return cases;
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w;
+    w.bytes_read = 4.0 * static_cast<double>(c.size);
+    return w;
+  }
+  Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
+    Prediction p;
+    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    if (ctx == nullptr) return p;
+    auto bw = gpu::TheoreticalBandwidth(ctx->Figures());
+    if (!bw) return p;
+    // Useful fraction of each 32-byte sector fetched.
+    double useful = 1;
+    switch (info_pattern_.pattern) {
+      case Pattern::kSequential: useful = 1; break;
+      case Pattern::kStrided: useful = 1.0 / std::min(c.param, 8.0); break;
+      case Pattern::kRandom: useful = 4.0 / 32; break;
+      case Pattern::kMisaligned: useful = 4.0 / 5; break;  // 5 sectors for 4 sectors' worth
+    }
+    p.value = *bw * useful;
+    p.basis = fmt::format("memory bandwidth x {:.0f}% useful bytes per 32-byte sector", useful * 100);
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
+    auto instance = std::make_unique<AccessInstance>(static_cast<CudaContext&>(context), info_pattern_.pattern, c.size,
+                                                     static_cast<unsigned int>(c.param));
+    GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
+    return std::unique_ptr<BenchmarkInstance>(std::move(instance));
+  }
+
+ private:
+  const PatternInfo& info_pattern_;
+  BenchmarkInfo info_;
+};
+
+}  // namespace
+
+void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry) {
+  for (const auto& p : kPatterns) registry->Add(std::make_unique<GpuAccessBenchmark>(p));
+}
+
+}  // namespace gpuprobe::bench
