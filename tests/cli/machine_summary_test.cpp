@@ -49,6 +49,35 @@ TEST(MachineSummaryTest, CpuMeasuredGpuFromTheSpecSheet) {
   EXPECT_TRUE(s.matmul_crossover->resident_size.has_value());
 }
 
+// A synthetic GPU run (hand-made numbers, not a measurement): the GPU column must take the
+// measured figures, the best transfer size, and say "measured".
+TEST(MachineSummaryTest, MeasuredGpuFiguresReplaceTheSpecSheet) {
+  ReportSources src = Tour();
+  auto add = [&](const char* id, const char* c, double value, double bytes) {
+    src.bench["results"].push_back({{"id", id}, {"group", std::string(id).substr(0, std::string(id).find('.'))},
+                                    {"backend", "cuda"}, {"case", c}, {"value", value}, {"verified", true}, {"noisy", false},
+                                    {"param", bytes}, {"work", {{"bytes_read", bytes}, {"bytes_written", 0}, {"flops", 0}}}});
+  };
+  add("memory.triad", "1.00 GiB per array", 4.1e12, 0);
+  add("compute.fma_fp32", "all 132 SMs", 60e12, 0);
+  add("transfer.h2d_pinned", "64.0 KiB", 10e9, 65536);
+  add("transfer.h2d_pinned", "256 MiB", 52e9, 268435456);
+  add("launch.round_trip", "200 calls", 6e-6, 0);
+  add("matmul.cublas_bf16", "n=4096", 700e12, 0);
+  src.gpu = {{"available", true}, {"devices", {{{"name", "NVIDIA H200"}, {"memory_bytes", 150e9}}}}};
+  MachineSummary s = Summarize(src, H200());
+  EXPECT_TRUE(s.gpu_present);
+  EXPECT_TRUE(s.gpu_measured);
+  EXPECT_EQ(s.gpu_bandwidth.source, "measured");
+  EXPECT_DOUBLE_EQ(*s.gpu_bandwidth.value, 4.1e12);
+  EXPECT_DOUBLE_EQ(*s.gpu_link.value, 52e9) << "the plateau, not the smallest copy";
+  EXPECT_DOUBLE_EQ(*s.gpu_fixed.value, 6e-6);
+  EXPECT_DOUBLE_EQ(*s.gpu_matmul.value, 700e12);
+  auto verdict = Verdict(s, 0, English());
+  EXPECT_NE(verdict[0].find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(verdict[0].find("(measured)"), std::string::npos);
+}
+
 TEST(MachineSummaryTest, WithoutASpecTheGpuColumnStaysEmpty) {
   MachineSummary s = Summarize(Tour(), nullptr);
   EXPECT_FALSE(s.gpu_bandwidth.known());
