@@ -4,6 +4,7 @@
 // must produce the same exact result; each is checked on sampled elements and on the sum of
 // all elements against the host's exact figures.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cmath>
 
@@ -17,12 +18,13 @@
 namespace gpuprobe::bench {
 namespace {
 
-enum class Rung { kNaive, kCoalesced, kTiled, kBlocked, kCublasFp32, kCublasTf32, kCublasBf16 };
+enum class Rung { kNaive, kCoalesced, kTiled, kBlocked, kCublasFp32, kCublasTf32, kCublasBf16, kCublasFp16, kCublasInt8 };
 
 struct RungInfo {
   Rung rung;
   const char* name;
   const char* description;
+  const char* group = "matmul";
 };
 
 const RungInfo kRungs[] = {
@@ -35,8 +37,16 @@ const RungInfo kRungs[] = {
     {Rung::kCublasBf16, "cublas_bf16", "cuBLAS GEMM, bf16 inputs on tensor cores, fp32 accumulate"},
 };
 
-bool IsCublas(Rung r) { return r == Rung::kCublasFp32 || r == Rung::kCublasTf32 || r == Rung::kCublasBf16; }
-bool IsTensor(Rung r) { return r == Rung::kCublasTf32 || r == Rung::kCublasBf16; }
+// Tensor-core peaks: the largest GEMM of each input type (compute group).
+const RungInfo kTensorPeaks[] = {
+    {Rung::kCublasTf32, "tensor_tf32", "tensor-core peak: cuBLAS GEMM n=8192, tf32 inputs, fp32 accumulate (FLOP/s)", "compute"},
+    {Rung::kCublasFp16, "tensor_fp16", "tensor-core peak: cuBLAS GEMM n=8192, fp16 inputs, fp32 accumulate (FLOP/s)", "compute"},
+    {Rung::kCublasBf16, "tensor_bf16", "tensor-core peak: cuBLAS GEMM n=8192, bf16 inputs, fp32 accumulate (FLOP/s)", "compute"},
+    {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs, int32 accumulate (op/s)", "compute"},
+};
+
+bool IsCublas(Rung r) { return r >= Rung::kCublasFp32; }
+bool IsTensor(Rung r) { return r >= Rung::kCublasTf32; }
 
 __global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
@@ -49,6 +59,27 @@ __global__ void ToBf16Kernel(const float* in, __nv_bfloat16* out, unsigned long 
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
     out[i] = __float2bfloat16(in[i]);
+  }
+}
+
+__global__ void ToFp16Kernel(const float* in, __half* out, unsigned long long count) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    out[i] = __float2half(in[i]);
+  }
+}
+
+__global__ void ToInt8Kernel(const float* in, signed char* out, unsigned long long count) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    out[i] = static_cast<signed char>(in[i]);
+  }
+}
+
+__global__ void Int32ToFloatKernel(const int* in, float* out, unsigned long long count) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    out[i] = static_cast<float>(in[i]);
   }
 }
 
@@ -162,6 +193,16 @@ class MatmulInstance : public BenchmarkInstance {
       if ((e = a16_.Allocate(count)) != cudaSuccess || (e = b16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
       ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
       ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
+    } else if (rung_ == Rung::kCublasFp16) {
+      if ((e = ah_.Allocate(count)) != cudaSuccess || (e = bh_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+      ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), ah_.get(), count);
+      ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), bh_.get(), count);
+    } else if (rung_ == Rung::kCublasInt8) {
+      if ((e = a8_.Allocate(count)) != cudaSuccess || (e = b8_.Allocate(count)) != cudaSuccess || (e = c32_.Allocate(count)) != cudaSuccess) {
+        return CudaFailed("cudaMalloc", e);
+      }
+      ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a8_.get(), count);
+      ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b8_.get(), count);
     }
     if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
       return CudaFailed("filling the matrices", e);
@@ -207,6 +248,14 @@ class MatmulInstance : public BenchmarkInstance {
       case Rung::kCublasBf16:
         return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b16_.get(), CUDA_R_16BF, n_, a16_.get(),
                                    CUDA_R_16BF, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      case Rung::kCublasFp16:
+        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, bh_.get(), CUDA_R_16F, n_, ah_.get(),
+                                   CUDA_R_16F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      case Rung::kCublasInt8: {
+        const int ialpha = 1, ibeta = 0;
+        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &ialpha, b8_.get(), CUDA_R_8I, n_, a8_.get(),
+                                   CUDA_R_8I, n_, &ibeta, c32_.get(), CUDA_R_32I, n_, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+      }
     }
     return cudaErrorInvalidValue;
   }
@@ -226,8 +275,11 @@ class MatmulInstance : public BenchmarkInstance {
   Verification Verify() override {
     Verification v;
     std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
-    cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), ctx_.stream());
     gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    if (rung_ == Rung::kCublasInt8) {  // int32 results, checked as floats (exact: |c| <= 4n)
+      Int32ToFloatKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(c32_.get(), c_.get(), count);
+    }
+    cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), ctx_.stream());
     if (e == cudaSuccess) {
       SumKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(c_.get(), count, total_.get());
       e = cudaGetLastError();
@@ -257,8 +309,13 @@ class MatmulInstance : public BenchmarkInstance {
   }
 
   bool CorruptForTest() override {
+    std::uint64_t middle = static_cast<std::uint64_t>(n_) * n_ / 2;
+    if (rung_ == Rung::kCublasInt8) {
+      int wrong = 1000000;
+      return cudaMemcpy(c32_.get() + middle, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+    }
     float wrong = 1e6f;
-    return cudaMemcpy(c_.get() + static_cast<std::uint64_t>(n_) * n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+    return cudaMemcpy(c_.get() + middle, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
 
   std::string Note() const override {
@@ -279,6 +336,9 @@ class MatmulInstance : public BenchmarkInstance {
   int n_;
   DeviceArray<float> a_, b_, c_;
   DeviceArray<__nv_bfloat16> a16_, b16_;
+  DeviceArray<__half> ah_, bh_;
+  DeviceArray<signed char> a8_, b8_;
+  DeviceArray<int> c32_;
   DeviceArray<double> total_;
   const CublasApi* api_ = nullptr;
   CublasHandle handle_;
@@ -289,16 +349,21 @@ class MatmulInstance : public BenchmarkInstance {
 class GpuMatmulBenchmark : public Benchmark {
  public:
   explicit GpuMatmulBenchmark(const RungInfo& rung) : rung_(rung) {
-    info_ = MakeBenchmarkInfo("matmul", rung.name, rung.name, rung.description,
-                              "the same multiplication runs orders of magnitude faster once it reuses data near the "
-                              "arithmetic units",
-                              Metric::kFlops, {"cuda"});
+    bool peak = std::string(rung.group) == "compute";
+    info_ = MakeBenchmarkInfo(rung.group, rung.name, rung.name, rung.description,
+                              peak ? "tensor cores multiply small matrices per instruction: an order of magnitude beyond "
+                                     "the CUDA cores, for the input types they support"
+                                   : "the same multiplication runs orders of magnitude faster once it reuses data near the "
+                                     "arithmetic units",
+                              rung.rung == Rung::kCublasInt8 ? Metric::kOps : Metric::kFlops, {"cuda"});
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
     std::vector<int> sizes;
     if (size_override > 0) {
       sizes = {static_cast<int>(size_override)};
+    } else if (std::string(rung_.group) == "compute") {
+      sizes = {8192};
     } else if (rung_.rung == Rung::kNaive) {
       sizes = full ? std::vector<int>{1024, 2048} : std::vector<int>{1024};
     } else if (IsCublas(rung_.rung)) {
@@ -314,18 +379,27 @@ class GpuMatmulBenchmark : public Benchmark {
     const auto& ctx = static_cast<const CudaContext&>(context);
     if (c.size < 1 || c.size > 65536) return Availability::No("the matrix order must be between 1 and 65536");
     if (rung_.rung == Rung::kBlocked && c.size % 64 != 0) return Availability::No("the register-blocked kernel needs n divisible by 64");
-    if (IsTensor(rung_.rung) && ctx.Figures().cc_major < 8) {
+    if (rung_.rung == Rung::kCublasInt8 && c.size % 4 != 0) return Availability::No("int8 GEMM needs n divisible by 4");
+    if (rung_.rung == Rung::kCublasFp16 || rung_.rung == Rung::kCublasInt8) {
+      if (ctx.Figures().cc_major < 7 || (ctx.Figures().cc_major == 7 && ctx.Figures().cc_minor < 5)) {
+        return Availability::No(fmt::format("{} needs tensor cores (compute capability 7.5 or newer)", rung_.name));
+      }
+    } else if (IsTensor(rung_.rung) && ctx.Figures().cc_major < 8) {
       return Availability::No(fmt::format("{} needs tensor cores of compute capability 8.0 or newer", rung_.name));
     }
     if (IsCublas(rung_.rung)) {
       auto api = LoadCublas();
       if (!api.ok()) return Availability::No(api.status().message(), api.status().hint());
     }
-    std::uint64_t bytes = 3 * 4 * c.size * c.size * (rung_.rung == Rung::kCublasBf16 ? 2 : 1);
+    std::uint64_t bytes = 3 * 4 * c.size * c.size * (IsTensor(rung_.rung) ? 2 : 1);
     if (bytes > ctx.FreeBytes()) return Availability::No("the three matrices do not fit in the GPU's free memory");
     return Availability::Yes();
   }
-  Work WorkFor(const BenchCase& c) const override { return gpu::MatmulWork(c.size); }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w = gpu::MatmulWork(c.size);
+    if (rung_.rung == Rung::kCublasInt8) std::swap(w.ops, w.flops);  // integer multiply-adds: op/s
+    return w;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
     const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
@@ -355,6 +429,10 @@ class GpuMatmulBenchmark : public Benchmark {
 
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry) {
   for (const auto& rung : kRungs) registry->Add(std::make_unique<GpuMatmulBenchmark>(rung));
+}
+
+void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry) {
+  for (const auto& rung : kTensorPeaks) registry->Add(std::make_unique<GpuMatmulBenchmark>(rung));
 }
 
 }  // namespace gpuprobe::bench

@@ -9,6 +9,7 @@ void RegisterCudaTransferBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
@@ -18,6 +19,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaMemoryBenchmarks(registry);
   RegisterCudaTransferBenchmarks(registry);
   RegisterCudaComputeBenchmarks(registry);
+  RegisterCudaTensorBenchmarks(registry);
   RegisterCudaMatmulBenchmarks(registry);
   RegisterCudaAccessBenchmarks(registry);
   RegisterCudaLatencyBenchmarks(registry);
