@@ -10,6 +10,7 @@ void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaIntopsBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
@@ -24,6 +25,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaAccessBenchmarks(registry);
   RegisterCudaLatencyBenchmarks(registry);
   RegisterCudaDivergenceBenchmarks(registry);
+  RegisterCudaIntopsBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 
