@@ -11,6 +11,7 @@ void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaIntopsBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaOverlapBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
@@ -26,6 +27,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaLatencyBenchmarks(registry);
   RegisterCudaDivergenceBenchmarks(registry);
   RegisterCudaIntopsBenchmarks(registry);
+  RegisterCudaOverlapBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 
