@@ -80,6 +80,7 @@ void RegisterCpuBenchmarks(BenchmarkRegistry* registry) {
   RegisterCpuAccessBenchmarks(registry);
   RegisterCpuBranchBenchmarks(registry);
   RegisterCpuParallelBenchmarks(registry);
+  RegisterCpuCrossoverBenchmarks(registry);
 }
 
 }  // namespace gpuprobe::bench

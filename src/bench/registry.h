@@ -44,6 +44,7 @@ void RegisterCpuMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuBranchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCpuParallelBenchmarks(BenchmarkRegistry* registry);
+void RegisterCpuCrossoverBenchmarks(BenchmarkRegistry* registry);
 
 
 /// The backends of this build: cpu always; cuda from register_cuda(_absent).cpp.

@@ -145,6 +145,7 @@ json BenchToJson(const BenchReport& report, const report::Texts& t) {
     j["size"] = r.size;
     j["threads"] = r.threads;
     j["param"] = r.param;
+    j["variant"] = r.variant;
     j["metric"] = bench::MetricName(r.metric);
     j["unit"] = bench::MetricUnit(r.metric);
     j["claim"] = r.claim;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -75,7 +76,7 @@ std::string Ratio(const Figure& a, const Figure& b) {
 
 std::string Size(double elements) { return core::FormatCount(elements); }
 
-std::string CrossText(const std::optional<model::CrossoverCurve>& c, bool matmul, const report::Texts& t) {
+std::string CrossText(const std::optional<model::CrossoverCurve>& c, bool matmul, bool measured, const report::Texts& t) {
   if (!c) return "-";
   auto fmt_size = [&](double s) { return matmul ? fmt::format("n={:.0f}", s) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(s))); };
   // At the smallest size tried the GPU may already win: say "up to" rather than a false edge.
@@ -86,7 +87,48 @@ std::string CrossText(const std::optional<model::CrossoverCurve>& c, bool matmul
   };
   std::string resident = edge(c->resident_size);
   std::string copies = edge(c->transfer_size);
-  return Tr(t, "summary.cross.value", fmt::arg("resident", resident), fmt::arg("copies", copies));
+  return Tr(t, "summary.cross.value", fmt::arg("resident", resident), fmt::arg("copies", copies)) + " (" +
+         t.Get(measured ? "summary.source.measured" : "summary.source.model") + ")";
+}
+
+/// The smallest measured size at which the GPU call (resident, or with copies) took less time
+/// than the CPU call, from crossover.vector / crossover.matmul. Empty optionals when the GPU
+/// never won; `measured` false when the run has no such pairs.
+struct Crossing {
+  bool measured = false;
+  std::optional<double> resident, copies;
+};
+
+Crossing MeasuredCrossing(const json& bench, const std::string& id) {
+  Crossing c;
+  std::map<double, double> cpu, resident, copies;
+  for (const json* r : ResultsOf(bench, id, "cpu")) {
+    if (r->value("verified", false) && Number(*r, "value")) cpu[Number(*r, "size").value_or(0)] = *Number(*r, "value");
+  }
+  for (const json* r : ResultsOf(bench, id, "cuda")) {
+    if (!r->value("verified", false) || !Number(*r, "value")) continue;
+    auto& side = String(*r, "variant") == "copies" ? copies : resident;
+    side[Number(*r, "size").value_or(0)] = *Number(*r, "value");
+  }
+  for (const auto& [size, cpu_seconds] : cpu) {
+    auto r = resident.find(size), k = copies.find(size);
+    if (r != resident.end() || k != copies.end()) c.measured = true;
+    if (!c.resident && r != resident.end() && r->second < cpu_seconds) c.resident = size;
+    if (!c.copies && k != copies.end() && k->second < cpu_seconds) c.copies = size;
+  }
+  return c;
+}
+
+void ApplyMeasured(const Crossing& m, model::CrossoverKernel kernel, std::optional<model::CrossoverCurve>* curve, bool* flag) {
+  if (!m.measured) return;
+  if (!*curve) {
+    *curve = model::CrossoverCurve{};
+    (*curve)->kernel = kernel;
+  }
+  (*curve)->resident_size = m.resident;
+  (*curve)->transfer_size = m.copies;
+  if (!m.copies) (*curve)->why_never = "no measured size was faster on the GPU with the copies included";
+  *flag = true;
 }
 
 }  // namespace
@@ -174,6 +216,10 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
     auto mm = model::FindCrossover(model::CrossoverKernel::kMatmul, cpu_rates, gpu_rates, link, 8, 32768);
     if (mm.ok()) s.matmul_crossover = *mm;
   }
+  ApplyMeasured(MeasuredCrossing(bench, "crossover.vector"), model::CrossoverKernel::kVectorTriad, &s.triad_crossover,
+                &s.triad_crossover_measured);
+  ApplyMeasured(MeasuredCrossing(bench, "crossover.matmul"), model::CrossoverKernel::kMatmul, &s.matmul_crossover,
+                &s.matmul_crossover_measured);
   return s;
 }
 
@@ -209,8 +255,8 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
   if (s.gpu_link.known() && !s.link_name.empty()) link += ", " + s.link_name;
   rows.push_back({t.Get("summary.row.link"), "-", link});
   rows.push_back({t.Get("summary.row.fixed"), FigureText(s.cpu_fixed, "seconds", t), FigureText(s.gpu_fixed, "seconds", t)});
-  rows.push_back({t.Get("summary.row.cross_triad"), t.Get("summary.cross.cpu_side"), CrossText(s.triad_crossover, false, t)});
-  rows.push_back({t.Get("summary.row.cross_matmul"), t.Get("summary.cross.cpu_side"), CrossText(s.matmul_crossover, true, t)});
+  rows.push_back({t.Get("summary.row.cross_triad"), t.Get("summary.cross.cpu_side"), CrossText(s.triad_crossover, false, s.triad_crossover_measured, t)});
+  rows.push_back({t.Get("summary.row.cross_matmul"), t.Get("summary.cross.cpu_side"), CrossText(s.matmul_crossover, true, s.matmul_crossover_measured, t)});
   return rows;
 }
 

@@ -55,6 +55,9 @@ struct MachineSummary {
   Figure gpu_link;                       ///< bytes/s per direction, pinned copies
   Figure cpu_fixed, gpu_fixed;           ///< seconds: fork-join / launch round trip
   std::optional<model::CrossoverCurve> triad_crossover, matmul_crossover;
+  /// The crossover sizes come from crossover.* results (CPU and GPU timed at the same sizes)
+  /// rather than from the model; the curves' points stay the model's.
+  bool triad_crossover_measured = false, matmul_crossover_measured = false;
 };
 
 /// Builds the summary. `spec` is the detected GPU's spec, or the GPU to compare with when

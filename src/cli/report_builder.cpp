@@ -221,7 +221,8 @@ report::HtmlChart Ladder(const ReportSources& src, const MachineSummary& s) {
           report::RenderBarChart(b), "Bars: measured in this run (log scale); grey: spec sheet, not measured here."};
 }
 
-report::HtmlChart Crossover(const std::optional<model::CrossoverCurve>& curve, const MachineSummary& s, bool matmul) {
+report::HtmlChart Crossover(const ReportSources& src, const std::optional<model::CrossoverCurve>& curve, const MachineSummary& s,
+                            bool matmul) {
   report::XyChart c;
   c.id = matmul ? "crossover-matmul" : "crossover-vector";
   c.title = matmul ? "Matmul: CPU against GPU time by size" : "Vector triad: CPU against GPU time by size";
@@ -241,6 +242,10 @@ report::HtmlChart Crossover(const std::optional<model::CrossoverCurve>& curve, c
       copies.y.push_back(p.gpu_transfer_seconds);
     }
     c.series = {cpu, resident, copies};
+    for (auto& series : c.series) {
+      if (series.x.empty()) continue;
+      series.name += " (model)";
+    }
     auto size_text = [&](double v) { return matmul ? fmt::format("n={:.0f}", v) : core::FormatCount(v) + " elements"; };
     if (curve->resident_size) c.markers.push_back({*curve->resident_size, "GPU wins (resident)"});
     if (curve->transfer_size) c.markers.push_back({*curve->transfer_size, "GPU wins (with copies)"});
@@ -251,10 +256,28 @@ report::HtmlChart Crossover(const std::optional<model::CrossoverCurve>& curve, c
                                curve->resident_size ? size_text(*curve->resident_size) : std::string("never"))
                  : fmt::format("With copies the GPU never wins: {}. Kept on the GPU it wins from {}.", curve->why_never,
                                curve->resident_size ? size_text(*curve->resident_size) : std::string("never"));
-    note = fmt::format("Model from this run's CPU figures ({}) and the GPU's {} figures.", "measured",
-                       s.gpu_measured ? "measured" : "spec-sheet");
+    bool measured = matmul ? s.matmul_crossover_measured : s.triad_crossover_measured;
+    note = fmt::format("Curves: the model from this run's CPU figures and the GPU's {} figures. Crossover sizes: {}.",
+                       s.gpu_measured ? "measured" : "spec-sheet",
+                       measured ? "measured (crossover.* timed on both sides)" : "from the model");
   } else {
     lesson = "Not enough figures to draw the crossover (run the memory, compute and matmul benchmarks).";
+  }
+  // Measured calls (crossover.*), as points over the model's lines.
+  const std::string id = matmul ? "crossover.matmul" : "crossover.vector";
+  Series cpu_points{"CPU (measured)", kCpuColor, Series::Style::kPoints, {}, {}, {}};
+  Series resident_points{"GPU resident (measured)", kGpuColor, Series::Style::kPoints, {}, {}, {}};
+  Series copies_points{"GPU with copies (measured)", kCopyColor, Series::Style::kPoints, {}, {}, {}};
+  for (const char* backend : {"cpu", "cuda"}) {
+    for (const json* r : ResultsOf(src.bench, id, backend)) {
+      if (!r->value("verified", false)) continue;
+      Series& target = std::string(backend) == "cpu" ? cpu_points : r->value("variant", "") == "copies" ? copies_points : resident_points;
+      target.x.push_back(Get(*r, "size"));
+      target.y.push_back(Get(*r, "value"));
+    }
+  }
+  for (auto* points : {&cpu_points, &resident_points, &copies_points}) {
+    if (!points->x.empty()) c.series.push_back(*points);
   }
   return {matmul ? "Crossover: where the GPU starts to win a matmul" : "Crossover: where the GPU starts to win a vector operation",
           lesson, report::RenderXyChart(c), note};
@@ -325,8 +348,8 @@ report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSu
                               " for comparison, not a measurement.");
   }
   r.charts = {Roofline(sources, summary), WorkingSet(sources, summary), TransferSize(sources, summary),
-              Ladder(sources, summary), Crossover(summary.triad_crossover, summary, false),
-              Crossover(summary.matmul_crossover, summary, true)};
+              Ladder(sources, summary), Crossover(sources, summary.triad_crossover, summary, false),
+              Crossover(sources, summary.matmul_crossover, summary, true)};
   for (const auto& p : Problems(sources)) r.findings.push_back({p.severity, p.title, p.evidence, p.fix});
   r.findings_empty = sources.inspect.is_null() && sources.doctor.is_null()
                          ? "No live state or doctor checks were part of this report."

@@ -85,6 +85,29 @@ float ReplayPath(int q, int steps) {
   return x;
 }
 
+std::vector<std::uint64_t> CrossoverSizes(bool matmul, bool full) {
+  std::vector<std::uint64_t> sizes;
+  if (matmul) {
+    for (std::uint64_t n = 16; n <= 2048; n *= full ? 2 : 4) sizes.push_back(n);
+    if (sizes.back() != 2048) sizes.push_back(2048);
+  } else {
+    for (std::uint64_t n = 1024; n <= (64ull << 20); n *= full ? 4 : 8) sizes.push_back(n);
+  }
+  return sizes;
+}
+
+std::string CrossoverLabel(bool matmul, std::uint64_t size, const std::string& how) {
+  std::string label;
+  if (matmul) {
+    label = "n=" + std::to_string(size);
+  } else if (size >= (1ull << 20)) {
+    label = std::to_string(size >> 20) + "M elements";
+  } else {
+    label = std::to_string(size >> 10) + "K elements";
+  }
+  return how.empty() ? label : label + ", " + how;
+}
+
 LaunchGeometry GridStride(std::uint64_t n, int width, std::uint32_t threads, int sm_count, int blocks_per_sm) {
   LaunchGeometry g;
   g.threads = std::max<std::uint32_t>(32, threads);

@@ -115,6 +115,13 @@ GPUPROBE_HOST_DEVICE inline float PathMultiplier(int q) { return 0.999f - 0.0001
 /// The value a lane on path q holds after `steps` FMAs from 1 (host replay).
 float ReplayPath(int q, int steps);
 
+// --- crossover sizes (shared by the CPU and GPU sides, so their cases line up) -------------
+
+/// Vector: 1K .. 64M elements (x8 quick, x4 full); matmul: n = 16 .. 2048 (x4 quick, x2 full).
+std::vector<std::uint64_t> CrossoverSizes(bool matmul, bool full);
+/// "n=4096" (matmul) or "1.0M elements", then " " + how ("resident", "with copies") if any.
+std::string CrossoverLabel(bool matmul, std::uint64_t size, const std::string& how);
+
 // --- launch geometry -----------------------------------------------------------------------
 
 struct LaunchGeometry {

@@ -12,6 +12,7 @@ void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaIntopsBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaOverlapBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaCrossoverBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
@@ -28,6 +29,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaDivergenceBenchmarks(registry);
   RegisterCudaIntopsBenchmarks(registry);
   RegisterCudaOverlapBenchmarks(registry);
+  RegisterCudaCrossoverBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 
