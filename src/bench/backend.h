@@ -36,9 +36,19 @@ struct DeviceInfo {
   std::uint64_t memory_free_bytes = 0;
 };
 
+/// The device's state sampled right after a case's timed runs (GPU: clocks, power,
+/// temperature and throttle reasons through NVML).
+struct DeviceSample {
+  std::string note;       ///< "SM 1980 MHz, 612 W, 58 C"; empty when nothing was sampled
+  double clock_hz = 0;    ///< the compute clock then, 0 when unknown
+  bool throttled = false; ///< a power or thermal limit was holding the clocks down
+};
+
 class BackendContext {
  public:
   virtual ~BackendContext() = default;
+  /// Samples the device after a case (default: nothing to sample, as on the CPU).
+  virtual DeviceSample Sample() { return {}; }
   /// "cpu" or "cuda".
   virtual std::string BackendName() const = 0;
   virtual const DeviceInfo& Device() const = 0;

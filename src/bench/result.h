@@ -30,6 +30,7 @@ struct BenchResult {
   Work work;
   std::string note;                    ///< e.g. "AVX2 kernel, non-temporal stores"
   double clock_hz = 0;                 ///< clock measured during the case (0 = not measured)
+  bool throttled = false;              ///< the device was power- or thermal-limited right after the case
   bool skipped = false;
   std::string skip_reason;
   std::string error;                   ///< set when the case failed to run

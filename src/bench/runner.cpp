@@ -130,6 +130,9 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
     r.checksum = verification.checksum;
     r.note = (*instance)->Note();
     r.clock_hz = (*instance)->MeasuredClockHz();
+    DeviceSample sample = context.Sample();
+    if (!sample.note.empty()) r.note += (r.note.empty() ? "" : "; ") + sample.note;
+    r.throttled = sample.throttled;
     if (r.clock_hz > 0) {
       // Predict again at the clock this case actually ran at (turbo and throttling included).
       model::CpuSpec at_clock = cpu;

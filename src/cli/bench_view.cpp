@@ -165,6 +165,7 @@ json BenchToJson(const BenchReport& report, const report::Texts& t) {
     j["p90_s"] = r.stats.p90;
     j["samples"] = r.stats.count;
     j["noisy"] = r.stats.noisy;
+    j["throttled"] = r.throttled;
     j["work"] = {{"bytes_read", r.work.bytes_read}, {"bytes_written", r.work.bytes_written}, {"flops", r.work.flops},
                  {"ops", r.work.ops}, {"items", r.work.items}};
     j["clock_hz"] = r.clock_hz > 0 ? json(r.clock_hz) : json(nullptr);
@@ -239,6 +240,7 @@ std::string RenderBench(const BenchReport& report, const report::Texts& t) {
       std::string check = r.skipped ? t.Get("bench.check.skipped") : !r.error.empty() ? t.Get("bench.check.error")
                           : r.verified ? t.Get("bench.check.ok") : t.Get("bench.check.wrong");
       if (r.ok() && r.stats.noisy) check += " " + t.Get("bench.check.noisy");
+      if (r.ok() && r.throttled) check += " " + t.Get("bench.check.throttled");
       table.AddRow({r.id, r.case_label, r.backend, r.ok() ? FormatMetricValue(r.metric, r.value) : "-",
                     r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-", Percent(r.efficiency), check});
     }

@@ -37,6 +37,9 @@ class CudaContext : public BackendContext {
   const gpu::DeviceFigures& Figures() const { return figures_; }
   cudaStream_t stream() const { return stream_; }
 
+  /// SM clock, power, temperature and throttle reasons from NVML now (nothing without NVML).
+  DeviceSample Sample() override;
+
   /// Free device memory now (cudaMemGetInfo); 0 on error.
   std::uint64_t FreeBytes() const;
 
@@ -50,6 +53,8 @@ class CudaContext : public BackendContext {
 
  private:
   CudaContext() = default;
+  std::shared_ptr<void> nvml_;  // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
+  int nvml_index_ = -1;         // this device's position in NVML's list
   DeviceInfo device_;
   gpu::DeviceFigures figures_;
   cudaStream_t stream_ = nullptr;
