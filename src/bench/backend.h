@@ -54,6 +54,12 @@ class BackendContext {
   virtual const DeviceInfo& Device() const = 0;
   /// Worker threads (CPU) or 0 where the notion does not apply.
   virtual int Threads() const { return 0; }
+  /// The user's --seconds (0 = not given): a sustained-load benchmark (burn) runs this long.
+  double requested_seconds() const { return requested_seconds_; }
+  void set_requested_seconds(double seconds) { requested_seconds_ = seconds; }
+
+ private:
+  double requested_seconds_ = 0;
 };
 
 class Backend {

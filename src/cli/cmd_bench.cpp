@@ -137,6 +137,7 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   report.cpu = cpu->spec();
   if (o.backend != "cuda") contexts.push_back(cpu.get());
   for (auto& g : gpu_contexts) contexts.push_back(g.get());
+  for (auto* c : contexts) c->set_requested_seconds(o.seconds);
 
   bool terminal = isatty(STDERR_FILENO) != 0;
   auto progress = [&](const bench::CaseProgress& p) {
@@ -190,7 +191,7 @@ VerbRunner SetupBenchVerb(CLI::App* command) {
   command->add_option("--backend", o->backend, "cpu, cuda or all (default: all that exist here)");
   command->add_option("--threads", o->threads, "CPU worker threads (default: one per physical core)");
   command->add_option("--size", o->size, "working set per array, e.g. 256MiB (matmul: the matrix order, e.g. 1024)");
-  command->add_option("--seconds", o->seconds, "time cap per case in seconds (default 0.4 quick, 3 full)");
+  command->add_option("--seconds", o->seconds, "time cap per case in seconds (default 0.4 quick, 3 full); burn: how long to load the GPU");
   command->add_flag("--csv", o->csv, "print CSV rows (for sweeps) instead of the table");
   command->add_flag("--save", o->save, "record this run in the history (see 'gpuprobe history')");
   command->add_option("--db", o->db, "history file for --save (default $XDG_DATA_HOME/gpuprobe/history.db)");

@@ -13,6 +13,7 @@ void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaIntopsBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaOverlapBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaCrossoverBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaBurnBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaAccessBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLatencyBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaDivergenceBenchmarks(BenchmarkRegistry* registry);
@@ -30,6 +31,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaIntopsBenchmarks(registry);
   RegisterCudaOverlapBenchmarks(registry);
   RegisterCudaCrossoverBenchmarks(registry);
+  RegisterCudaBurnBenchmarks(registry);
   RegisterCudaLaunchBenchmarks(registry);
 }
 
