@@ -179,7 +179,11 @@ class StreamInstance : public BenchmarkInstance {
     return cudaMemcpy(c_.get() + n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
 
-  std::string Note() const override { return fmt::format("float4 accesses, {} reps per timed batch", reps_); }
+  std::string Note() const override {
+    std::string note = fmt::format("float4 accesses, {} reps per timed batch", reps_);
+    if (n_ * 4 < (1ull << 30)) note += ", arrays below 1 GiB to fit the free memory (or --size)";
+    return note;
+  }
 
  private:
   CudaContext& ctx_;
