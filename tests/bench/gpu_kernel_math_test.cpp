@@ -2,6 +2,7 @@
 #include "bench/cuda/gpu_kernel_math.h"
 
 #include <cmath>
+#include <cstring>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,15 @@ TEST(GpuFillTest, ValuesAreExactMultiplesOfAThousandTwentyFourthInRange) {
     EXPECT_EQ(v * 1024.0f, std::round(v * 1024.0f)) << i;
   }
   EXPECT_NE(FillValue(5, kSeedA), FillValue(5, kSeedB));  // seeds give different arrays
+}
+
+TEST(GpuFillTest, BitSumAddsTheBitPatterns) {
+  float a = FillValue(10, kSeedA), b = FillValue(11, kSeedA);
+  std::uint32_t ba, bb;
+  std::memcpy(&ba, &a, 4);
+  std::memcpy(&bb, &b, 4);
+  EXPECT_EQ(FillBitSum(10, 2, kSeedA), ba + bb);
+  EXPECT_EQ(FillBitSum(5, 0, kSeedA), 0u);
 }
 
 TEST(GpuFillTest, StreamResultsAreExactInFloat) {

@@ -81,25 +81,12 @@ class AccessInstance : public BenchmarkInstance {
     return cudaGetLastError();
   }
   core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return reps.status();
-      reps_ = *reps;
-    }
-    return ctx_.TimeQueued(reps_, enqueue);
+    return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   Verification Verify() override {
     unsigned int got = 0;
     cudaError_t e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
-    std::uint32_t expected = 0;
-    std::uint64_t first = p_ == Pattern::kMisaligned ? 1 : 0;
-    for (std::uint64_t i = first; i < first + n_; ++i) {
-      float v = gpu::FillValue(i, gpu::kSeedA);
-      std::uint32_t bits;
-      std::memcpy(&bits, &v, sizeof bits);
-      expected += bits;
-    }
+    std::uint32_t expected = gpu::FillBitSum(p_ == Pattern::kMisaligned ? 1 : 0, n_, gpu::kSeedA);
     Verification v;
     v.checksum = expected;
     v.verified = e == cudaSuccess && got == expected;

@@ -122,13 +122,7 @@ class ComputeInstance : public BenchmarkInstance {
     return cudaGetLastError();
   }
   core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return reps.status();
-      reps_ = *reps;
-    }
-    return ctx_.TimeQueued(reps_, enqueue);
+    return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   Verification Verify() override {
     Verification v;

@@ -210,6 +210,15 @@ core::Result<int> CudaContext::CalibrateReps(const std::function<cudaError_t(cud
   return gpu::BatchRepetitions(*one);
 }
 
+core::Result<double> CudaContext::TimeCalibrated(int* reps, const std::function<cudaError_t(cudaStream_t)>& enqueue) {
+  if (*reps == 0) {
+    auto calibrated = CalibrateReps(enqueue);
+    if (!calibrated.ok()) return calibrated.status();
+    *reps = *calibrated;
+  }
+  return TimeQueued(*reps, enqueue);
+}
+
 cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx) {
   gpu::LaunchGeometry g = Geometry(ctx, n, 1);
   FillKernel<<<g.blocks, g.threads, 0, ctx.stream()>>>(data, n, seed);

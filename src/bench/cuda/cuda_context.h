@@ -47,6 +47,10 @@ class CudaContext : public BackendContext {
   /// with events behind the gate as described above.
   core::Result<double> TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue);
 
+  /// TimeQueued with a repetition count picked by CalibrateReps on the first call (*reps == 0)
+  /// and reused after: what most GPU cases' RunOnce is.
+  core::Result<double> TimeCalibrated(int* reps, const std::function<cudaError_t(cudaStream_t)>& enqueue);
+
   /// Picks a repetition count for `enqueue` so that one batch lasts >= 100 us (at most 256:
   /// the launch queue must not fill behind the gate). Runs it once untimed, once timed.
   core::Result<int> CalibrateReps(const std::function<cudaError_t(cudaStream_t)>& enqueue);

@@ -2,10 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "model/spec_derivation.h"
 
 namespace gpuprobe::bench::gpu {
+
+std::uint32_t FillBitSum(std::uint64_t first, std::uint64_t count, std::uint32_t seed) {
+  std::uint32_t sum = 0;
+  for (std::uint64_t i = first; i < first + count; ++i) {
+    float v = FillValue(i, seed);
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    sum += bits;
+  }
+  return sum;
+}
 
 const char* StreamOpName(StreamOp op) {
   switch (op) {

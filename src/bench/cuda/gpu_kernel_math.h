@@ -36,6 +36,10 @@ GPUPROBE_HOST_DEVICE inline float FillValue(std::uint64_t i, std::uint32_t seed)
   return static_cast<float>(v) * (1.0f / 1024.0f);
 }
 
+/// The sum, modulo 2^32, of the bit patterns of FillValue(i, seed) for i in [first, first +
+/// count): the checksum of the read kernels, which fold what they read the same way.
+std::uint32_t FillBitSum(std::uint64_t first, std::uint64_t count, std::uint32_t seed);
+
 enum class StreamOp { kCopy, kScale, kAdd, kTriad, kDot };
 /// "copy", "scale", "add", "triad", "dot".
 const char* StreamOpName(StreamOp op);

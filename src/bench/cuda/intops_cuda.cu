@@ -86,13 +86,7 @@ class IntopsInstance : public BenchmarkInstance {
     return cudaGetLastError();
   }
   core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return reps.status();
-      reps_ = *reps;
-    }
-    return ctx_.TimeQueued(reps_, enqueue);
+    return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   template <typename T>
   std::uint64_t CountBad(T a, T b) {

@@ -141,13 +141,7 @@ class StreamInstance : public BenchmarkInstance {
   }
 
   core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return reps.status();
-      reps_ = *reps;
-    }
-    return ctx_.TimeQueued(reps_, enqueue);
+    return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
 
   Verification Verify() override {
@@ -250,25 +244,12 @@ class SweepInstance : public BenchmarkInstance {
     return cudaGetLastError();
   }
   core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return reps.status();
-      reps_ = *reps;
-    }
-    return ctx_.TimeQueued(reps_, enqueue);
+    return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   Verification Verify() override {
     unsigned int got = 0;
     cudaError_t e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
-    std::uint32_t one_pass = 0;
-    for (std::uint64_t i = 0; i < n_; ++i) {
-      float v = gpu::FillValue(i, gpu::kSeedA);
-      std::uint32_t bits;
-      std::memcpy(&bits, &v, sizeof bits);
-      one_pass += bits;
-    }
-    std::uint32_t expected = one_pass * static_cast<std::uint32_t>(passes_);
+    std::uint32_t expected = gpu::FillBitSum(0, n_, gpu::kSeedA) * static_cast<std::uint32_t>(passes_);
     Verification v;
     v.checksum = expected;
     v.verified = e == cudaSuccess && got == expected;
