@@ -58,13 +58,21 @@ core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& pa
     src.origins.push_back(path);
   }
   if (src.gpu.is_null()) {
-    // A bench run alone: the GPU is present when it measured one.
+    // A bench run alone: the GPU is present when it measured one; its name is in the run's
+    // "machine.gpus" lines ("GPU 0: NVIDIA H200").
     bool measured = false;
     if (src.bench.is_object()) {
       for (const auto& r : src.bench["results"]) measured |= r.value("backend", "") == "cuda";
     }
-    src.gpu = {{"available", false}, {"reason", measured ? "GPU identity not in the saved files" : "no GPU in the saved files"},
-               {"devices", nlohmann::json::array()}};
+    src.gpu = {{"available", measured}, {"devices", nlohmann::json::array()}};
+    if (!measured) src.gpu["reason"] = "no GPU in the saved files";
+    if (measured && src.bench.contains("machine") && src.bench["machine"].is_object()) {
+      for (const auto& line : src.bench["machine"].value("gpus", nlohmann::json::array())) {
+        std::string text = line.is_string() ? line.get<std::string>() : "";
+        if (text.rfind("GPU 0: ", 0) == 0) src.gpu["devices"].push_back({{"name", text.substr(7)}});
+      }
+    }
+    if (measured && src.gpu["devices"].empty()) src.gpu["devices"].push_back({{"name", "the GPU of the saved run"}});
   }
   return src;
 }

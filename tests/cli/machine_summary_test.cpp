@@ -152,6 +152,14 @@ TEST_F(LoadReportSourcesTest, RefusesWhatItCannotUse) {
   EXPECT_FALSE(array.ok());
 }
 
+TEST_F(LoadReportSourcesTest, ABenchWithGpuResultsNamesItsGpu) {
+  auto src = LoadReportSources({Write("g.json", R"({"schema": "gpuprobe.bench.v1", "machine": {"gpus": ["GPU 0: NVIDIA H200"]},
+    "results": [{"id": "memory.triad", "backend": "cuda", "value": 4e12, "verified": true}]})")});
+  ASSERT_TRUE(src.ok()) << src.status().message();
+  EXPECT_TRUE(src->gpu.value("available", false));
+  EXPECT_EQ(src->gpu["devices"][0].value("name", ""), "NVIDIA H200");
+}
+
 TEST_F(LoadReportSourcesTest, ABenchAloneHasNoGpuIdentity) {
   auto src = LoadReportSources({Write("b.json", R"({"schema": "gpuprobe.bench.v1", "results": []})")});
   ASSERT_TRUE(src.ok());
