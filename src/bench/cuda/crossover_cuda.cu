@@ -35,8 +35,8 @@ class CrossoverGpuInstance : public BenchmarkInstance {
     if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = c_.Allocate(count)) != cudaSuccess) {
       return CudaFailed("cudaMalloc", e);
     }
-    if ((e = ha_.Allocate(count * 4)) != cudaSuccess || (e = hb_.Allocate(count * 4)) != cudaSuccess ||
-        (e = hc_.Allocate(count * 4)) != cudaSuccess) {
+    if ((e = ha_.Allocate(count * 4, ctx_.numa_node())) != cudaSuccess || (e = hb_.Allocate(count * 4, ctx_.numa_node())) != cudaSuccess ||
+        (e = hc_.Allocate(count * 4, ctx_.numa_node())) != cudaSuccess) {
       return CudaFailed("cudaMallocHost", e);
     }
     float* a = static_cast<float*>(ha_.get());

@@ -124,6 +124,7 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   f.memory_bus_width_bits = d.memory_bus_width_bits;
   f.l2_bytes = d.l2_cache_bytes;
   ctx->nvml_ = ReadLinkFromNvml(d.pci_bus_id, &f, &ctx->nvml_index_);
+  ctx->numa_node_ = PciNumaNode(d.pci_bus_id);
 
   cudaError_t e = cudaSetDevice(index);
   if (e != cudaSuccess) return CudaFailed("cudaSetDevice", e);

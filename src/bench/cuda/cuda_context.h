@@ -20,6 +20,7 @@
 
 #include "bench/backend.h"
 #include "bench/cuda/gpu_kernel_math.h"
+#include "bench/cuda/numa_placement.h"
 #include "core/status.h"
 
 namespace gpuprobe::bench {
@@ -35,6 +36,8 @@ class CudaContext : public BackendContext {
   std::string BackendName() const override { return "cuda"; }
   const DeviceInfo& Device() const override { return device_; }
   const gpu::DeviceFigures& Figures() const { return figures_; }
+  /// The GPU's NUMA node (sysfs), -1 when unknown: pinned host buffers are placed there.
+  int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
 
   /// SM clock, power, temperature and throttle reasons from NVML now (nothing without NVML).
@@ -61,6 +64,7 @@ class CudaContext : public BackendContext {
   int nvml_index_ = -1;         // this device's position in NVML's list
   DeviceInfo device_;
   gpu::DeviceFigures figures_;
+  int numa_node_ = -1;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   volatile int* gate_host_ = nullptr;
@@ -96,13 +100,15 @@ class DeviceArray {
   std::uint64_t count_ = 0;
 };
 
-/// Page-locked host memory (cudaMallocHost), freed on every path.
+/// Page-locked host memory (cudaMallocHost), on NUMA node `numa_node` where given (pinning
+/// touches every page, so the thread's binding decides where they live); freed on every path.
 class PinnedBuffer {
  public:
   ~PinnedBuffer() {
     if (ptr_ != nullptr) cudaFreeHost(ptr_);
   }
-  cudaError_t Allocate(std::uint64_t bytes) {
+  cudaError_t Allocate(std::uint64_t bytes, int numa_node = -1) {
+    ScopedMemoryNode placement(numa_node);
     cudaError_t e = cudaMallocHost(&ptr_, bytes);
     if (e == cudaSuccess) bytes_ = bytes;
     return e;

@@ -64,7 +64,7 @@ class ChunkedInstance : public BenchmarkInstance {
   ChunkedInstance(CudaContext& ctx, std::uint64_t n, int streams) : ctx_(ctx), n_(n), streams_count_(streams) {}
   core::Status Prepare() {
     cudaError_t e;
-    if ((e = host_in_.Allocate(n_ * 4)) != cudaSuccess || (e = host_out_.Allocate(n_ * 4)) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
+    if ((e = host_in_.Allocate(n_ * 4, ctx_.numa_node())) != cudaSuccess || (e = host_out_.Allocate(n_ * 4, ctx_.numa_node())) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
     if ((e = device_.Allocate(n_)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
     if ((e = streams_.Create(streams_count_)) != cudaSuccess) return CudaFailed("cudaStreamCreate", e);
     float* in = static_cast<float*>(host_in_.get());
@@ -167,7 +167,7 @@ class PipelineInstance : public BenchmarkInstance {
   PipelineInstance(CudaContext& ctx, std::uint64_t n, PipelineMode mode) : ctx_(ctx), n_(n), mode_(mode) {}
   core::Status Prepare() {
     cudaError_t e;
-    if ((e = host_.Allocate(n_ * 4)) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
+    if ((e = host_.Allocate(n_ * 4, ctx_.numa_node())) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
     if ((e = device_.Allocate(n_)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
     return core::Status::Ok();
   }

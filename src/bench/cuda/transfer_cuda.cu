@@ -49,13 +49,14 @@ class TransferInstance : public BenchmarkInstance {
     }
     if (kind_.direction != Direction::kDeviceToDevice) {
       if (kind_.pinned) {
-        if ((e = pinned_.Allocate(bytes_)) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
-        if (kind_.direction == Direction::kBidirectional && (e = pinned2_.Allocate(bytes_)) != cudaSuccess) {
+        if ((e = pinned_.Allocate(bytes_, ctx_.numa_node())) != cudaSuccess) return CudaFailed("cudaMallocHost", e);
+        if (kind_.direction == Direction::kBidirectional && (e = pinned2_.Allocate(bytes_, ctx_.numa_node())) != cudaSuccess) {
           return CudaFailed("cudaMallocHost", e);
         }
         host_ = static_cast<float*>(pinned_.get());
         host2_ = static_cast<float*>(pinned2_.get());
       } else {
+        ScopedMemoryNode placement(ctx_.numa_node());  // the pages are first touched here
         pageable_.resize(n);
         host_ = pageable_.data();
       }
@@ -181,7 +182,9 @@ class TransferInstance : public BenchmarkInstance {
   }
 
   std::string Note() const override {
-    return kind_.pinned ? fmt::format("{} copies per timed batch", reps_) : "one synchronous copy per sample";
+    std::string note = kind_.pinned ? fmt::format("{} copies per timed batch", reps_) : "one synchronous copy per sample";
+    if (ctx_.numa_node() >= 0) note += fmt::format(", host memory on NUMA node {} (the GPU's)", ctx_.numa_node());
+    return note;
   }
 
  private:
