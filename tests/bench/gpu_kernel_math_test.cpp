@@ -71,6 +71,24 @@ TEST(GpuGeometryTest, BlocksFillTheGpuButNeverExceedTheWork) {
   EXPECT_GE(GridStride(10, 1, 7, 1).threads, 32u);  // at least a warp
 }
 
+TEST(GpuMatmulTest, TotalsAgreeWithEveryElement) {
+  const std::uint64_t n = 24;
+  double total = 0, abt_total = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t j = 0; j < n; ++j) {
+      total += MatmulElement(n, i, j);
+      abt_total += MatmulAbtElement(n, i, j);
+    }
+  }
+  EXPECT_EQ(MatmulTotal(n), total);
+  EXPECT_EQ(MatmulAbtTotal(n), abt_total);
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    float v = MatmulValue(i, kSeedA);
+    EXPECT_TRUE(v >= -2 && v <= 2 && v == std::round(v)) << v;
+  }
+  EXPECT_DOUBLE_EQ(MatmulWork(10).flops, 2000);
+}
+
 TEST(GpuBatchTest, RepetitionsReachAHundredMicroseconds) {
   EXPECT_EQ(BatchRepetitions(1e-3), 1);
   EXPECT_EQ(BatchRepetitions(10e-6), 10);

@@ -29,7 +29,34 @@ core::Result<const CublasApi*> LoadOnce() {
   return static_cast<const CublasApi*>(&api);
 }
 
+core::Result<const CublasLtApi*> LoadLtOnce() {
+  auto lib = core::DynamicLibrary::Open({"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
+  if (!lib.ok()) {
+    return core::Status::Unavailable("cuBLASLt is not installed (libcublasLt.so cannot be loaded)",
+                                     "install the CUDA toolkit's cuBLAS (it ships cuBLASLt) to run the fp8 peak");
+  }
+  static CublasLtApi api;
+  const core::DynamicLibrary& l = **lib;
+  bool ok = Bind(l, "cublasLtCreate", &api.create) && Bind(l, "cublasLtDestroy", &api.destroy) &&
+            Bind(l, "cublasLtMatmulDescCreate", &api.desc_create) && Bind(l, "cublasLtMatmulDescDestroy", &api.desc_destroy) &&
+            Bind(l, "cublasLtMatmulDescSetAttribute", &api.desc_set) && Bind(l, "cublasLtMatrixLayoutCreate", &api.layout_create) &&
+            Bind(l, "cublasLtMatrixLayoutDestroy", &api.layout_destroy) && Bind(l, "cublasLtMatmulPreferenceCreate", &api.pref_create) &&
+            Bind(l, "cublasLtMatmulPreferenceDestroy", &api.pref_destroy) &&
+            Bind(l, "cublasLtMatmulPreferenceSetAttribute", &api.pref_set) &&
+            Bind(l, "cublasLtMatmulAlgoGetHeuristic", &api.heuristic) && Bind(l, "cublasLtMatmul", &api.matmul);
+  if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLASLt function gpuprobe needs", l.name()));
+  api.library = std::move(lib.value());
+  return static_cast<const CublasLtApi*>(&api);
+}
+
 }  // namespace
+
+core::Result<const CublasLtApi*> LoadCublasLt() {
+  static std::once_flag once;
+  static core::Result<const CublasLtApi*> result = core::Status::Internal("not loaded");
+  std::call_once(once, [] { result = LoadLtOnce(); });
+  return result;
+}
 
 core::Result<const CublasApi*> LoadCublas() {
   static std::once_flag once;

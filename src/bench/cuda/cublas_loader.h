@@ -5,6 +5,7 @@
 // Thread safety: Load() may be called from any thread; the table is immutable afterwards.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <memory>
@@ -33,6 +34,26 @@ struct CublasApi {
 /// The process-wide table, loaded on first use; Unavailable naming the library when it is
 /// missing or lacks a symbol.
 core::Result<const CublasApi*> LoadCublas();
+
+/// cuBLASLt, for what plain cuBLAS does not offer (fp8 GEMMs), loaded the same way.
+struct CublasLtApi {
+  decltype(&cublasLtCreate) create = nullptr;
+  decltype(&cublasLtDestroy) destroy = nullptr;
+  decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
+  decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;
+  decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
+  decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
+  decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+  decltype(&cublasLtMatmulPreferenceCreate) pref_create = nullptr;
+  decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
+  decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
+  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+  decltype(&cublasLtMatmul) matmul = nullptr;
+  std::unique_ptr<core::DynamicLibrary> library;
+};
+
+/// The process-wide cuBLASLt table; Unavailable naming the library when it is missing.
+core::Result<const CublasLtApi*> LoadCublasLt();
 
 /// One cuBLAS handle bound to a stream, destroyed on every path.
 class CublasHandle {

@@ -76,6 +76,27 @@ double MatmulTotal(std::uint64_t n) {
   return total;
 }
 
+double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
+  double sum = 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    sum += static_cast<double>(MatmulValue(i * n + k, kSeedA)) * static_cast<double>(MatmulValue(j * n + k, kSeedB));
+  }
+  return sum;
+}
+
+double MatmulAbtTotal(std::uint64_t n) {
+  std::vector<double> a_col(n, 0.0), b_col(n, 0.0);
+  for (std::uint64_t r = 0; r < n; ++r) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      a_col[k] += MatmulValue(r * n + k, kSeedA);
+      b_col[k] += MatmulValue(r * n + k, kSeedB);
+    }
+  }
+  double total = 0;
+  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_col[k];
+  return total;
+}
+
 Work MatmulWork(std::uint64_t n) {
   Work w;
   double nn = static_cast<double>(n) * static_cast<double>(n);

@@ -90,6 +90,11 @@ double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col);
 /// The sum of every element of C, exact: sum over k of (column k of A summed) x (row k of B
 /// summed), O(n^2).
 double MatmulTotal(std::uint64_t n);
+/// The same for D = A x B^T (what an fp8 GEMM computes from row-major A and B: cuBLASLt wants
+/// A transposed): D[i][j] = sum over k of A[i][k] B[j][k]; total = sum over k of the column
+/// sums of A and B multiplied.
+double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j);
+double MatmulAbtTotal(std::uint64_t n);
 /// 2 n^3 FLOPs; the minimum traffic, each matrix once: 3 x 4 n^2 bytes.
 Work MatmulWork(std::uint64_t n);
 

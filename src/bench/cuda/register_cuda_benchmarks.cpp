@@ -10,6 +10,7 @@ void RegisterCudaComputeBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaLaunchBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaTensorBenchmarks(BenchmarkRegistry* registry);
+void RegisterCudaFp8Benchmarks(BenchmarkRegistry* registry);
 void RegisterCudaIntopsBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaOverlapBenchmarks(BenchmarkRegistry* registry);
 void RegisterCudaCrossoverBenchmarks(BenchmarkRegistry* registry);
@@ -24,6 +25,7 @@ void RegisterAllBenchmarks(BenchmarkRegistry* registry) {
   RegisterCudaTransferBenchmarks(registry);
   RegisterCudaComputeBenchmarks(registry);
   RegisterCudaTensorBenchmarks(registry);
+  RegisterCudaFp8Benchmarks(registry);
   RegisterCudaMatmulBenchmarks(registry);
   RegisterCudaAccessBenchmarks(registry);
   RegisterCudaLatencyBenchmarks(registry);

@@ -1,0 +1,204 @@
+// The fp8 tensor-core peak (Ada and Hopper: compute capability 8.9 and newer) through
+// cuBLASLt, which is what fp8 GEMMs need. cuBLASLt wants fp8's A transposed, so from the
+// row-major buffers it computes D = A x B^T; the inputs are integers in [-2, 2] (exact in
+// e4m3) and the output fp32, so the result is exact and checked like every other GEMM.
+#include <cuda_fp8.h>
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "bench/cuda/cublas_loader.h"
+#include "bench/cuda/cuda_context.h"
+#include "bench/registry.h"
+
+namespace gpuprobe::bench {
+namespace {
+
+constexpr size_t kWorkspaceBytes = 32ull << 20;
+
+__global__ void FillFp8Kernel(__nv_fp8_e4m3* m, unsigned long long count, unsigned int seed) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
+    m[i] = __nv_fp8_e4m3(gpu::MatmulValue(i, seed));
+  }
+}
+
+__global__ void SumFloatKernel(const float* c, unsigned long long count, double* total) {
+  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  double sum = 0;
+  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) sum += c[i];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(total, sum);
+}
+
+class Fp8Instance : public BenchmarkInstance {
+ public:
+  Fp8Instance(CudaContext& ctx, const CublasLtApi& api, int n) : ctx_(ctx), api_(api), n_(n) {}
+  ~Fp8Instance() override {
+    if (pref_ != nullptr) api_.pref_destroy(pref_);
+    for (auto layout : {a_desc_, b_desc_, d_desc_}) {
+      if (layout != nullptr) api_.layout_destroy(layout);
+    }
+    if (op_ != nullptr) api_.desc_destroy(op_);
+    if (lt_ != nullptr) api_.destroy(lt_);
+  }
+
+  core::Status Prepare() {
+    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+    cudaError_t e;
+    if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = d_.Allocate(count)) != cudaSuccess ||
+        (e = total_.Allocate(1)) != cudaSuccess || (e = workspace_.Allocate(kWorkspaceBytes)) != cudaSuccess) {
+      return CudaFailed("cudaMalloc", e);
+    }
+    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
+    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
+    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
+      return CudaFailed("filling the fp8 matrices", e);
+    }
+    const std::uint64_t n = static_cast<std::uint64_t>(n_);
+    const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+    bool ok = api_.create(&lt_) == CUBLAS_STATUS_SUCCESS && api_.desc_create(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
+              api_.desc_set(op_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose) == CUBLAS_STATUS_SUCCESS &&
+              api_.desc_set(op_, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none) == CUBLAS_STATUS_SUCCESS &&
+              api_.layout_create(&a_desc_, CUDA_R_8F_E4M3, n, n, n_) == CUBLAS_STATUS_SUCCESS &&
+              api_.layout_create(&b_desc_, CUDA_R_8F_E4M3, n, n, n_) == CUBLAS_STATUS_SUCCESS &&
+              api_.layout_create(&d_desc_, CUDA_R_32F, n, n, n_) == CUBLAS_STATUS_SUCCESS && api_.pref_create(&pref_) == CUBLAS_STATUS_SUCCESS &&
+              api_.pref_set(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspaceBytes, sizeof kWorkspaceBytes) == CUBLAS_STATUS_SUCCESS;
+    if (!ok) return core::Status::Internal("setting up the cuBLASLt fp8 GEMM failed");
+    int found = 0;
+    cublasLtMatmulHeuristicResult_t result{};
+    if (api_.heuristic(lt_, op_, a_desc_, b_desc_, d_desc_, d_desc_, pref_, 1, &result, &found) != CUBLAS_STATUS_SUCCESS || found == 0) {
+      return core::Status::Unavailable("cuBLASLt offers no fp8 GEMM with fp32 output on this GPU");
+    }
+    algo_ = result.algo;
+    return core::Status::Ok();
+  }
+
+  cudaError_t Enqueue(cudaStream_t s) {
+    const float alpha = 1, beta = 0;
+    // cuBLASLt is column-major: row-major A's buffer reads as A^T, and TRANSA turns it back
+    // into A; B's buffer reads as B^T and is used as it is. So D = A x B^T, column-major.
+    cublasStatus_t st = api_.matmul(lt_, op_, &alpha, a_.get(), a_desc_, b_.get(), b_desc_, &beta, d_.get(), d_desc_, d_.get(), d_desc_,
+                                    &algo_, workspace_.get(), kWorkspaceBytes, s);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      error_ = fmt::format("cublasLtMatmul returned status {}", static_cast<int>(st));
+      return cudaErrorUnknown;
+    }
+    return cudaSuccess;
+  }
+
+  core::Result<double> RunOnce() override {
+    auto t = ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
+    if (!t.ok() && !error_.empty()) return core::Status::Internal(error_);
+    return t;
+  }
+
+  Verification Verify() override {
+    Verification v;
+    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), ctx_.stream());
+    if (e == cudaSuccess) {
+      SumFloatKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(d_.get(), count, total_.get());
+      e = cudaGetLastError();
+    }
+    double total = 0;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&total, total_.get(), sizeof total, cudaMemcpyDeviceToHost, ctx_.stream());
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
+    if (e != cudaSuccess) {
+      v.detail = CudaFailed("verifying", e).message();
+      return v;
+    }
+    const std::uint64_t n = static_cast<std::uint64_t>(n_);
+    int bad = 0;
+    for (int s = 0; s < 32; ++s) {
+      std::uint64_t i = (static_cast<std::uint64_t>(s) * 2654435761u) % n, j = (static_cast<std::uint64_t>(s) * 40503u + 5) % n;
+      float got = 0;
+      // Column-major D: element (i, j) at i + j * n.
+      if (cudaMemcpy(&got, d_.get() + i + j * n, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) ++bad;
+      if (static_cast<double>(got) != gpu::MatmulAbtElement(n, i, j)) ++bad;
+    }
+    if (!expected_total_) expected_total_ = gpu::MatmulAbtTotal(n);
+    v.checksum = *expected_total_;
+    v.verified = bad == 0 && total == *expected_total_;
+    v.detail = v.verified ? "32 sampled elements and the sum of all elements exact"
+                          : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, *expected_total_);
+    return v;
+  }
+
+  bool CorruptForTest() override {
+    float wrong = 1e6f;
+    return cudaMemcpy(d_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+
+ private:
+  CudaContext& ctx_;
+  const CublasLtApi& api_;
+  int n_;
+  DeviceArray<__nv_fp8_e4m3> a_, b_;
+  DeviceArray<float> d_;
+  DeviceArray<double> total_;
+  DeviceArray<unsigned char> workspace_;
+  cublasLtHandle_t lt_ = nullptr;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t a_desc_ = nullptr, b_desc_ = nullptr, d_desc_ = nullptr;
+  cublasLtMatmulPreference_t pref_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  std::string error_;
+  std::optional<double> expected_total_;
+  int reps_ = 0;
+};
+
+class Fp8Benchmark : public Benchmark {
+ public:
+  Fp8Benchmark() {
+    info_ = MakeBenchmarkInfo("compute", "tensor_fp8", "tensor_fp8",
+                              "tensor-core peak: cuBLASLt GEMM n=8192, fp8 (e4m3) inputs, fp32 accumulate (FLOP/s)",
+                              "tensor cores multiply small matrices per instruction: an order of magnitude beyond the CUDA cores, "
+                              "for the input types they support",
+                              Metric::kFlops, {"cuda"});
+  }
+  const BenchmarkInfo& Info() const override { return info_; }
+  std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
+    std::uint64_t n = size_override > 0 ? size_override : 8192;
+    return {BenchCase(fmt::format("n={}", n), n, 0, 0, "fp8")};
+  }
+  Availability Check(const BackendContext& context, const BenchCase& c) const override {
+    const auto& f = static_cast<const CudaContext&>(context).Figures();
+    if (f.cc_major < 8 || (f.cc_major == 8 && f.cc_minor < 9)) {
+      return Availability::No("fp8 tensor cores need compute capability 8.9 (Ada) or newer");
+    }
+    if (c.size % 16 != 0) return Availability::No("fp8 GEMMs need n divisible by 16");
+    auto api = LoadCublasLt();
+    if (!api.ok()) return Availability::No(api.status().message(), api.status().hint());
+    return Availability::Yes();
+  }
+  Work WorkFor(const BenchCase& c) const override {
+    Work w = gpu::MatmulWork(c.size);
+    w.bytes_read /= 4;  // one byte per input element
+    return w;
+  }
+  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+    Prediction p;
+    p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+    return p;
+  }
+  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
+    auto api = LoadCublasLt();
+    if (!api.ok()) return api.status();
+    auto instance = std::make_unique<Fp8Instance>(static_cast<CudaContext&>(context), **api, static_cast<int>(c.size));
+    GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
+    return std::unique_ptr<BenchmarkInstance>(std::move(instance));
+  }
+
+ private:
+  BenchmarkInfo info_;
+};
+
+}  // namespace
+
+void RegisterCudaFp8Benchmarks(BenchmarkRegistry* registry) { registry->Add(std::make_unique<Fp8Benchmark>()); }
+
+}  // namespace gpuprobe::bench
