@@ -63,3 +63,46 @@ INSTANTIATE_TEST_SUITE_P(Cuda, EveryGpuBenchmark, ::testing::ValuesIn(GpuIds()),
 
 }  // namespace
 }  // namespace gpuprobe::bench
+
+namespace gpuprobe::bench {
+namespace {
+
+// The same inputs on the CPU and on the GPU give the same checksum: the shared-id suites
+// whose verification value means the same on both sides.
+Verification RunOn(BackendContext& context, const Benchmark& b, std::uint64_t size) {
+  model::CpuSpec cpu;
+  auto cases = b.Cases(context, cpu, false, 0);
+  for (auto& c : cases) {
+    if (size != 0 && c.size != size) continue;
+    auto instance = b.Prepare(context, c);
+    if (!instance.ok()) return {};
+    if (!(*instance)->RunOnce().ok()) return {};
+    return (*instance)->Verify();
+  }
+  return {};
+}
+
+TEST(CpuAndGpu, SameInputsSameChecksums) {
+  BenchmarkRegistry registry;
+  RegisterAllBenchmarks(&registry);
+  BackendRegistry backends;
+  RegisterCpuBackend(&backends);
+  RegisterCudaBackend(&backends);
+  auto gpu = backends.Find("cuda")->Open(0);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  auto cpu = backends.Find("cpu")->Open(0);
+  ASSERT_TRUE(cpu.ok());
+  for (const char* id : {"divergence.serial_thread", "crossover.vector", "crossover.matmul"}) {
+    const Benchmark* b = registry.Find(id);
+    ASSERT_NE(b, nullptr) << id;
+    std::uint64_t size = std::string(id) == "crossover.vector" ? (64ull << 10) : std::string(id) == "crossover.matmul" ? 256 : 0;
+    Verification on_cpu = RunOn(**cpu, *b, size);
+    Verification on_gpu = RunOn(**gpu, *b, size);
+    EXPECT_TRUE(on_cpu.verified) << id << ": " << on_cpu.detail;
+    EXPECT_TRUE(on_gpu.verified) << id << ": " << on_gpu.detail;
+    EXPECT_EQ(on_cpu.checksum, on_gpu.checksum) << id;
+  }
+}
+
+}  // namespace
+}  // namespace gpuprobe::bench
