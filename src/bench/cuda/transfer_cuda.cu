@@ -208,8 +208,7 @@ class TransferBenchmark : public Benchmark {
                               Metric::kBandwidth, {"cuda"});
   }
   const BenchmarkInfo& Info() const override { return info_; }
-  std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+  std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
     std::vector<std::uint64_t> sizes;
     if (size_override > 0) {
       sizes = {size_override / 4 * 4};
@@ -219,11 +218,16 @@ class TransferBenchmark : public Benchmark {
       sizes = {64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20};
     }
     std::vector<BenchCase> cases;
-    for (std::uint64_t b : sizes) {
-      if (b * 2 > ctx.FreeBytes()) continue;  // adapt to free memory (two device buffers at most)
-      cases.push_back({core::FormatBytesBinary(static_cast<double>(b)), b, 0, static_cast<double>(b), ""});
-    }
+    for (std::uint64_t b : sizes) cases.push_back({core::FormatBytesBinary(static_cast<double>(b)), b, 0, static_cast<double>(b), ""});
     return cases;
+  }
+  Availability Check(const BackendContext& context, const BenchCase& c) const override {
+    if (c.size < 4) return Availability::No("a copy needs at least 4 bytes");
+    // Two device buffers at most; a size that does not fit is skipped and says so.
+    if (c.size * 2 > static_cast<const CudaContext&>(context).FreeBytes()) {
+      return Availability::No(fmt::format("{} twice does not fit in the GPU's free memory", core::FormatBytesBinary(static_cast<double>(c.size))));
+    }
+    return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
