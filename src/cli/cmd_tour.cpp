@@ -17,7 +17,6 @@
 #include "cli/live_state.h"
 #include "cli/machine_summary.h"
 #include "cli/report_builder.h"
-#include "core/file_io.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
 #include "report/html_report.h"
@@ -46,15 +45,6 @@ struct TourOptions {
   std::string gpu = "h200";
 };
 
-model::CpuIdentity ReadCpu() {
-  model::CpuIdentity cpu;
-  auto cpuinfo = core::ReadSystemFile("/proc/cpuinfo");
-  if (cpuinfo.ok()) cpu = model::ParseCpuInfo(*cpuinfo);
-  auto meminfo = core::ReadSystemFile("/proc/meminfo");
-  if (meminfo.ok()) model::AddMemInfo(*meminfo, &cpu);
-  return cpu;
-}
-
 std::string Join(const std::vector<std::string>& items, const char* separator) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
@@ -62,19 +52,6 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
 }
 
 std::string VersionText(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
-
-json CpuJson(const model::CpuIdentity& cpu) {
-  json c;
-  c["model"] = cpu.model_name;
-  c["vendor"] = cpu.vendor;
-  c["logical_cpus"] = cpu.logical_cpus;
-  c["physical_cores"] = cpu.physical_cores ? json(*cpu.physical_cores) : json(nullptr);
-  c["sockets"] = cpu.sockets ? json(*cpu.sockets) : json(nullptr);
-  c["simd"] = cpu.simd;
-  c["clock_max_hz"] = cpu.max_mhz ? json(*cpu.max_mhz * 1e6) : json(nullptr);
-  c["memory_bytes"] = cpu.memory_total_bytes ? json(*cpu.memory_total_bytes) : json(nullptr);
-  return c;
-}
 
 bool SmokeFailed(const json& gpu) {
   for (const auto& d : gpu.value("devices", json::array())) {
@@ -170,7 +147,7 @@ const std::vector<std::pair<std::string, std::string>>& NextCommands() {
 core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   const auto& t = ctx.texts;
   if (!o.no_report && o.report_path.empty()) return core::Status::InvalidArgument("--report needs a file name");
-  model::CpuIdentity cpu = ReadCpu();
+  model::CpuIdentity cpu = ReadCpuIdentity();
   bool terminal = isatty(STDERR_FILENO) != 0;
   LiveRunOptions live;
   live.smoke_test = !o.skip_smoke_test;
@@ -180,7 +157,6 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
   });
   if (terminal) std::fprintf(stderr, "\r%78s\r", "");
-  sources.cpu = CpuJson(cpu);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto spec = ResolveGpuSpec(sources, o.gpu);

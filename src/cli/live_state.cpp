@@ -12,6 +12,7 @@
 #include "cli/bench_view.h"
 #include "cli/command.h"
 #include "cli/spec_data.h"
+#include "core/file_io.h"
 
 namespace gpuprobe::cli {
 
@@ -23,6 +24,29 @@ const std::vector<std::string>& SideBySideBenchmarks() {
       "matmul.openblas_sgemm", "matmul.gpu_naive", "matmul.gpu_tiled",  "matmul.cublas_fp32", "matmul.cublas_bf16",
       "transfer.h2d_pinned", "launch.round_trip",  "parallel.fork_join"};
   return ids;
+}
+
+model::CpuIdentity ReadCpuIdentity() {
+  model::CpuIdentity cpu;
+  auto cpuinfo = core::ReadSystemFile("/proc/cpuinfo");
+  if (cpuinfo.ok()) cpu = model::ParseCpuInfo(*cpuinfo);
+  auto meminfo = core::ReadSystemFile("/proc/meminfo");
+  if (meminfo.ok()) model::AddMemInfo(*meminfo, &cpu);
+  return cpu;
+}
+
+nlohmann::json CpuIdentityJson(const model::CpuIdentity& cpu) {
+  using nlohmann::json;
+  json c;
+  c["model"] = cpu.model_name;
+  c["vendor"] = cpu.vendor;
+  c["logical_cpus"] = cpu.logical_cpus;
+  c["physical_cores"] = cpu.physical_cores ? json(*cpu.physical_cores) : json(nullptr);
+  c["sockets"] = cpu.sockets ? json(*cpu.sockets) : json(nullptr);
+  c["simd"] = cpu.simd;
+  c["clock_max_hz"] = cpu.max_mhz ? json(*cpu.max_mhz * 1e6) : json(nullptr);
+  c["memory_bytes"] = cpu.memory_total_bytes ? json(*cpu.memory_total_bytes) : json(nullptr);
+  return c;
 }
 
 nlohmann::json GpuIdentityJson(bool smoke_test) {
@@ -133,6 +157,7 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
                                  const std::function<void(const std::string&)>& progress) {
   ReportSources src;
   if (progress) progress("identity: CPU and GPUs");
+  src.cpu = CpuIdentityJson(ReadCpuIdentity());
   src.gpu = GpuIdentityJson(options.smoke_test);
   if (progress) progress("live GPU state");
   auto inspect = LiveInspectDocument(texts);

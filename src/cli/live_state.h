@@ -11,6 +11,7 @@
 #include "cli/machine_summary.h"
 #include "core/status.h"
 #include "doctor/checks.h"
+#include "model/cpu_identity.h"
 #include "report/i18n.h"
 
 namespace gpuprobe::cli {
@@ -21,6 +22,11 @@ doctor::DoctorReport RunDoctorChecks(bool smoke_test);
 nlohmann::json DoctorToJson(const doctor::DoctorReport& report);
 /// gpuprobe.inspect.v1 from NVML, as `inspect --json` prints it; an error without a driver.
 core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts);
+
+/// This machine's CPU identity from /proc/cpuinfo and /proc/meminfo (empty fields when absent).
+model::CpuIdentity ReadCpuIdentity();
+/// The tour's "cpu" object: model, vendor, cores, SIMD, clock and memory in SI units.
+nlohmann::json CpuIdentityJson(const model::CpuIdentity& cpu);
 
 /// The tour's "gpu" object: whether CUDA is built and a GPU usable, the reason when not,
 /// and each device's identity with its spec-database name.

@@ -146,11 +146,11 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   MachineSummary s;
   const json& bench = src.bench;
   json cpu = bench.is_object() && bench.contains("machine") ? bench["machine"].value("cpu", json::object()) : json::object();
+  // The bench run's CPU facts, else the tour's identity (a run without the bench).
   s.cpu_name = String(cpu, "model");
   if (s.cpu_name.empty()) s.cpu_name = String(src.cpu, "model");
-  if (s.cpu_memory_bytes == 0) s.cpu_memory_bytes = Number(src.cpu, "memory_bytes").value_or(0);
   s.cpu_cores = static_cast<int>(Number(cpu, "physical_cores").value_or(Number(src.cpu, "physical_cores").value_or(0)));
-  s.cpu_memory_bytes = Number(cpu, "memory_bytes").value_or(0);
+  s.cpu_memory_bytes = Number(cpu, "memory_bytes").value_or(Number(src.cpu, "memory_bytes").value_or(0));
 
   // The GPU: present when the tour or the bench run found one.
   if (src.gpu.is_object() && src.gpu.value("available", false) && src.gpu.contains("devices") &&

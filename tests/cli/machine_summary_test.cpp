@@ -86,6 +86,16 @@ TEST(MachineSummaryTest, WithoutASpecTheGpuColumnStaysEmpty) {
   EXPECT_EQ(rows[1][2], "-");
 }
 
+TEST(MachineSummaryTest, WithoutABenchTheTourIdentityNamesTheCpu) {
+  ReportSources src;
+  src.cpu = {{"model", "Test CPU"}, {"physical_cores", 4}, {"memory_bytes", 8e9}};
+  MachineSummary s = Summarize(src, nullptr);
+  EXPECT_EQ(s.cpu_name, "Test CPU");
+  EXPECT_EQ(s.cpu_cores, 4);
+  EXPECT_DOUBLE_EQ(s.cpu_memory_bytes, 8e9);
+  EXPECT_FALSE(s.cpu_bandwidth.known());
+}
+
 TEST(MachineSummaryTest, SideBySideRowsNameTheirSource) {
   auto rows = SideBySideRows(Summarize(Tour(), H200()), English());
   ASSERT_EQ(rows.size(), 9u);
