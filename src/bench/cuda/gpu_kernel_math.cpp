@@ -63,18 +63,26 @@ double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col) {
   return sum;
 }
 
-double MatmulTotal(std::uint64_t n) {
-  std::vector<double> a_col(n, 0.0), b_row(n, 0.0);
+namespace {
+
+// Sum over k of (column k of A summed) x (line k of B summed): B's row k for A x B, its
+// column k for A x B^T. O(n^2), exact in double.
+double ProductTotal(std::uint64_t n, bool b_transposed) {
+  std::vector<double> a_col(n, 0.0), b_line(n, 0.0);
   for (std::uint64_t i = 0; i < n; ++i) {
     for (std::uint64_t k = 0; k < n; ++k) {
       a_col[k] += MatmulValue(i * n + k, kSeedA);
-      b_row[k] += MatmulValue(k * n + i, kSeedB);
+      b_line[k] += MatmulValue(b_transposed ? i * n + k : k * n + i, kSeedB);
     }
   }
   double total = 0;
-  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_row[k];
+  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_line[k];
   return total;
 }
+
+}  // namespace
+
+double MatmulTotal(std::uint64_t n) { return ProductTotal(n, false); }
 
 double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
   double sum = 0;
@@ -84,18 +92,7 @@ double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
   return sum;
 }
 
-double MatmulAbtTotal(std::uint64_t n) {
-  std::vector<double> a_col(n, 0.0), b_col(n, 0.0);
-  for (std::uint64_t r = 0; r < n; ++r) {
-    for (std::uint64_t k = 0; k < n; ++k) {
-      a_col[k] += MatmulValue(r * n + k, kSeedA);
-      b_col[k] += MatmulValue(r * n + k, kSeedB);
-    }
-  }
-  double total = 0;
-  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_col[k];
-  return total;
-}
+double MatmulAbtTotal(std::uint64_t n) { return ProductTotal(n, true); }
 
 Work MatmulWork(std::uint64_t n) {
   Work w;

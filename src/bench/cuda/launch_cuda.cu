@@ -8,6 +8,7 @@
 
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
+#include "model/advisor.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -211,7 +212,7 @@ class LaunchBenchmark : public Benchmark {
   Prediction Predict(const PredictionContext&, const BenchCase&) const override {
     Prediction p;
     if (mode_.mode == Mode::kRoundTrip) {
-      p.value = 5e-6;
+      p.value = model::kLaunchRoundTripSeconds;  // the same figure the advisor and the tour use
       p.basis = "a synchronous launch round trip is 5-10 us on current drivers (METHOD.md 5.4)";
     } else {
       p.basis = "set by the driver and the GPU's front end, not by a spec figure";
