@@ -9,12 +9,26 @@
 
 namespace gpuprobe::bench {
 
-core::Status BenchmarkRegistry::Add(std::unique_ptr<Benchmark> benchmark) {
+void BenchmarkRegistry::Add(std::unique_ptr<Benchmark> benchmark) {
+  core::Status added = AddChecked(std::move(benchmark));
+  if (!added.ok() && status_.ok()) status_ = added;
+}
+
+core::Status BenchmarkRegistry::AddChecked(std::unique_ptr<Benchmark> benchmark) {
   for (auto& existing : benchmarks_) {
-    if (existing->Info().id != benchmark->Info().id) continue;
+    const BenchmarkInfo& have = existing->Info();
+    const BenchmarkInfo& add = benchmark->Info();
+    if (have.id != add.id) continue;
     // The same claim on another backend: merge, so one id shows CPU and GPU side by side.
-    if (BackendsOverlap(existing->Info(), benchmark->Info())) {
-      return core::Status::InvalidArgument("benchmark id registered twice for one backend: " + benchmark->Info().id);
+    if (BackendsOverlap(have, add)) {
+      return core::Status::Internal("benchmark id registered twice for one backend: " + add.id);
+    }
+    // One id is one measured quantity: results of a shared id are compared side by side,
+    // which means nothing if the backends measure it in different metrics. (Titles and
+    // claims are texts keyed by the id, one per id whatever the backend.)
+    if (have.group != add.group || have.metric != add.metric) {
+      return core::Status::Internal("benchmark " + add.id +
+                                    " is declared differently on two backends (group or metric)");
     }
     if (auto* multi = dynamic_cast<MultiBackendBenchmark*>(existing.get())) {
       multi->Add(std::move(benchmark));

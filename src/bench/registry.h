@@ -16,9 +16,13 @@ namespace gpuprobe::bench {
 class BenchmarkRegistry {
  public:
   /// Adds a benchmark. An id already registered for other backends is merged with it (one
-  /// id, CPU and GPU side by side); InvalidArgument (a programming error) when both claim
-  /// the same backend.
-  core::Status Add(std::unique_ptr<Benchmark> benchmark);
+  /// id, CPU and GPU side by side). A second claim on the same backend, or a shared id whose
+  /// group or metric differ between backends, is a programming error: the
+  /// benchmark is not added and the error is kept in status(), which every caller of the
+  /// Register* functions checks (a test checks it for the whole build).
+  void Add(std::unique_ptr<Benchmark> benchmark);
+  /// Ok, or the first registration error.
+  core::Status status() const { return status_; }
   const std::vector<std::unique_ptr<Benchmark>>& all() const { return benchmarks_; }
   const Benchmark* Find(const std::string& id) const;
 
@@ -28,7 +32,9 @@ class BenchmarkRegistry {
   core::Result<std::vector<const Benchmark*>> Select(const std::vector<std::string>& patterns) const;
 
  private:
+  core::Status AddChecked(std::unique_ptr<Benchmark> benchmark);
   std::vector<std::unique_ptr<Benchmark>> benchmarks_;
+  core::Status status_;
 };
 
 /// Every CPU family (bench/registry.cpp).

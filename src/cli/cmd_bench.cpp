@@ -53,6 +53,7 @@ struct BenchOptions {
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
+  GPUPROBE_RETURN_IF_ERROR(registry.status());
   bench::BackendRegistry backends;
   bench::RegisterCpuBackend(&backends);
   bench::RegisterCudaBackend(&backends);

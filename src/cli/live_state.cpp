@@ -107,6 +107,7 @@ nlohmann::json RunSideBySideBench(const LiveRunOptions& options, const report::T
                                   const std::function<void(const std::string&)>& progress) {
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
+  if (!registry.status().ok()) return nlohmann::json{{"error", registry.status().ToString()}};
   bench::BackendRegistry backends;
   bench::RegisterCpuBackend(&backends);
   bench::RegisterCudaBackend(&backends);

@@ -1,5 +1,6 @@
 #include "core/file_io.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,13 +44,31 @@ Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_byte
     return Status::InvalidArgument(fmt::format("'{}' is a directory, not a file", path),
                                    "give the path of the file inside it");
   }
-  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+  // A FIFO with no writer blocks forever and a device such as /dev/zero never ends: only
+  // regular files are read by name (standard input stays available as "-").
+  if (!S_ISREG(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("'{}' is not a regular file (a pipe, device or socket)", path),
+                                   "save it to a file first, or pipe it in as '-'");
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
     return Status::InvalidArgument(fmt::format("'{}' is {}, too large to be the expected input (limit {})",
                                                path, FormatBytesBinary(static_cast<double>(info.st_size)),
                                                FormatBytesBinary(static_cast<double>(max_bytes))));
   }
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return StatusFromErrno("cannot open '" + path + "'", errno);
+  // O_NONBLOCK: were the file swapped for a FIFO after the stat, the open must not hang.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return StatusFromErrno("cannot open '" + path + "'", errno);
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    ::close(fd);
+    return Status::InvalidArgument(fmt::format("'{}' is not a regular file (a pipe, device or socket)", path));
+  }
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    int error = errno;
+    ::close(fd);
+    return StatusFromErrno("cannot open '" + path + "'", error);
+  }
   Result<std::string> data = ReadStream(file, "'" + path + "'", max_bytes);
   std::fclose(file);
   return data;

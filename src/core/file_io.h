@@ -13,7 +13,8 @@
 namespace gpuprobe::core {
 
 /// Reads the whole file at `path` ("-" reads standard input). InvalidArgument naming the path
-/// when it does not exist, is a directory, cannot be opened, or exceeds `max_bytes`.
+/// when it does not exist, is a directory or anything but a regular file (a FIFO or a device
+/// would block or never end), cannot be opened, or exceeds `max_bytes`.
 Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_bytes);
 
 /// Reads a small system file such as /proc/cpuinfo; an empty optional-like error when absent.

@@ -28,7 +28,7 @@ enum class StatusCode {
 /// The name of a code, e.g. "invalid argument".
 const char* StatusCodeName(StatusCode code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   /// An ok status.
   Status() = default;
@@ -73,9 +73,10 @@ class Status {
   std::string hint_;
 };
 
-/// A value or a non-ok Status, shaped so std::expected can replace it later.
+/// A value or a non-ok Status, shaped so std::expected can replace it later. [[nodiscard]]:
+/// dropping a Result or a Status on the floor is a compile error in CI (-Werror).
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit on purpose
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit on purpose

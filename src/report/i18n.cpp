@@ -53,13 +53,42 @@ core::Result<Texts> Texts::FromJson(const std::string& json_text, const std::str
   return texts;
 }
 
+namespace {
+
+// Every embedded file under texts/<lang>/ (one per area: plan.json, bench.json, ...), merged;
+// a key defined in two files is a build problem, reported rather than silently shadowed.
+core::Result<std::string> MergedCatalogue(Language language) {
+  const std::string prefix = "texts/" + LanguageCode(language) + "/";
+  nlohmann::json merged = nlohmann::json::object();
+  int files = 0;
+  for (const core::EmbeddedFileEntry& entry : core::EmbeddedFiles()) {
+    std::string_view name(entry.name);
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    auto part = nlohmann::json::parse(std::string_view(entry.data, entry.size_bytes), nullptr, false);
+    if (part.is_discarded() || !part.is_object()) {
+      return core::Status::ParseError(std::string(name) + " is not a JSON object");
+    }
+    for (auto it = part.begin(); it != part.end(); ++it) {
+      if (merged.contains(it.key())) {
+        return core::Status::ParseError(std::string(name) + " defines '" + it.key() + "' again");
+      }
+      merged[it.key()] = it.value();
+    }
+    ++files;
+  }
+  if (files == 0) return core::Status::NotFound("no embedded texts under " + prefix);
+  return merged.dump();
+}
+
+}  // namespace
+
 core::Result<Texts> Texts::Load(Language language) {
-  auto en = core::EmbeddedFile("texts/en.json");
+  auto en = MergedCatalogue(Language::kEn);
   if (!en.ok()) return en.status();
-  if (language == Language::kEn) return FromJson(std::string(*en), "", language);
-  auto zh = core::EmbeddedFile("texts/zh.json");
+  if (language == Language::kEn) return FromJson(*en, "", language);
+  auto zh = MergedCatalogue(Language::kZh);
   if (!zh.ok()) return zh.status();
-  return FromJson(std::string(*zh), std::string(*en), language);
+  return FromJson(*zh, *en, language);
 }
 
 const std::string& Texts::Get(const std::string& key) const {

@@ -22,8 +22,8 @@ class FakeContext : public BackendContext {
 
 class FakeBenchmark : public Benchmark {
  public:
-  FakeBenchmark(const std::string& backend, double bytes) : bytes_(bytes) {
-    info_ = MakeBenchmarkInfo("memory", "triad", "Triad", backend + " triad", "claim", Metric::kBandwidth, {backend});
+  FakeBenchmark(const std::string& backend, double bytes, Metric metric = Metric::kBandwidth) : bytes_(bytes) {
+    info_ = MakeBenchmarkInfo("memory", "triad", "Triad", backend + " triad", "claim", metric, {backend});
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& c, const model::CpuSpec&, bool, std::uint64_t) const override {
@@ -50,8 +50,9 @@ class FakeBenchmark : public Benchmark {
 
 TEST(MultiBackendTest, RegistryMergesOneIdAcrossBackends) {
   BenchmarkRegistry registry;
-  ASSERT_TRUE(registry.Add(std::make_unique<FakeBenchmark>("cpu", 1)).ok());
-  ASSERT_TRUE(registry.Add(std::make_unique<FakeBenchmark>("cuda", 2)).ok());
+  registry.Add(std::make_unique<FakeBenchmark>("cpu", 1));
+  registry.Add(std::make_unique<FakeBenchmark>("cuda", 2));
+  ASSERT_TRUE(registry.status().ok()) << registry.status().ToString();
   ASSERT_EQ(registry.all().size(), 1u);
   const Benchmark* b = registry.Find("memory.triad");
   ASSERT_NE(b, nullptr);
@@ -72,12 +73,29 @@ TEST(MultiBackendTest, RegistryMergesOneIdAcrossBackends) {
   EXPECT_TRUE(b->Cases(FakeContext("rocm"), cpu, false, 0).empty());
 }
 
+TEST(MultiBackendTest, OneIdMeasuredInTwoMetricsIsRefused) {
+  BenchmarkRegistry registry;
+  registry.Add(std::make_unique<FakeBenchmark>("cpu", 1, Metric::kBandwidth));
+  registry.Add(std::make_unique<FakeBenchmark>("cuda", 2, Metric::kLatency));
+  EXPECT_FALSE(registry.status().ok());
+  EXPECT_NE(registry.status().message().find("declared differently"), std::string::npos);
+  EXPECT_EQ(registry.Find("memory.triad")->Info().backends, (std::vector<std::string>{"cpu"}));
+}
+
 TEST(MultiBackendTest, SameBackendTwiceIsRefused) {
   BenchmarkRegistry registry;
-  ASSERT_TRUE(registry.Add(std::make_unique<FakeBenchmark>("cpu", 1)).ok());
-  EXPECT_FALSE(registry.Add(std::make_unique<FakeBenchmark>("cpu", 2)).ok());
-  ASSERT_TRUE(registry.Add(std::make_unique<FakeBenchmark>("cuda", 2)).ok());
-  EXPECT_FALSE(registry.Add(std::make_unique<FakeBenchmark>("cuda", 3)).ok()) << "refused after a merge too";
+  registry.Add(std::make_unique<FakeBenchmark>("cpu", 1));
+  ASSERT_TRUE(registry.status().ok());
+  registry.Add(std::make_unique<FakeBenchmark>("cpu", 2));
+  EXPECT_FALSE(registry.status().ok());
+  EXPECT_EQ(registry.all().size(), 1u);
+
+  BenchmarkRegistry merged;
+  merged.Add(std::make_unique<FakeBenchmark>("cpu", 1));
+  merged.Add(std::make_unique<FakeBenchmark>("cuda", 2));
+  ASSERT_TRUE(merged.status().ok());
+  merged.Add(std::make_unique<FakeBenchmark>("cuda", 3));
+  EXPECT_FALSE(merged.status().ok()) << "refused after a merge too";
 }
 
 }  // namespace

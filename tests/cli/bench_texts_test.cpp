@@ -8,6 +8,12 @@
 namespace gpuprobe::cli {
 namespace {
 
+TEST(BenchTextsTest, EveryBenchmarkOfThisBuildRegistersWithoutConflict) {
+  bench::BenchmarkRegistry registry;
+  bench::RegisterAllBenchmarks(&registry);
+  EXPECT_TRUE(registry.status().ok()) << registry.status().ToString();
+}
+
 TEST(BenchTextsTest, EveryBenchmarkHasATakeawayInEveryLanguage) {
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);

@@ -6,7 +6,7 @@ namespace gpuprobe::core {
 namespace {
 
 TEST(EmbeddedData, EveryDataFileIsInTheBinary) {
-  for (const char* name : {"gpu_specs.json", "host_links.json", "texts/en.json", "texts/zh.json"}) {
+  for (const char* name : {"gpu_specs.json", "host_links.json", "texts/en/plan.json", "texts/zh/plan.json"}) {
     auto file = EmbeddedFile(name);
     ASSERT_TRUE(file.ok()) << name;
     EXPECT_GT(file->size(), 10u) << name;

@@ -1,5 +1,7 @@
 #include "core/file_io.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +35,21 @@ TEST_F(FileIoTest, MissingFileNamesThePath) {
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(text.status().message().find("missing.json"), std::string::npos);
+}
+
+TEST_F(FileIoTest, FifoWithNoWriterIsRefusedInsteadOfBlocking) {
+  std::string fifo = (dir_ / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto text = ReadTextFile(fifo, 1024);  // would block forever if it opened the FIFO
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(text.status().message().find("not a regular file"), std::string::npos);
+}
+
+TEST_F(FileIoTest, DeviceIsRefused) {
+  auto text = ReadTextFile("/dev/zero", 1024);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("not a regular file"), std::string::npos);
 }
 
 TEST_F(FileIoTest, DirectoryIsRejectedWithAHint) {

@@ -1,0 +1,61 @@
+#include "core/json_input.h"
+
+#include <fmt/format.h>
+
+namespace gpuprobe::core {
+
+std::pair<int, int> LineAndColumn(std::string_view text, size_t offset) {
+  int line = 1;
+  int column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+Status CheckJsonNesting(std::string_view text, const std::string& label, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        auto [line, column] = LineAndColumn(text, i);
+        return Status::ParseError(
+            fmt::format("{}: arrays and objects nest more than {} levels deep (line {}, column {})",
+                        label, max_depth, line, column),
+            "this is not a file gpuprobe reads; check that the right file was given");
+      }
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& label, int max_depth) {
+  GPUPROBE_RETURN_IF_ERROR(CheckJsonNesting(text, label, max_depth));
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& error) {
+    auto [line, column] = LineAndColumn(text, error.byte > 0 ? error.byte - 1 : 0);
+    return Status::ParseError(fmt::format("{}: not valid JSON (line {}, column {})", label, line, column));
+  }
+}
+
+}  // namespace gpuprobe::core
