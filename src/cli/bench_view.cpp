@@ -96,87 +96,13 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
             fmt::arg("case", r.case_label));
 }
 
-json CpuSpecToJson(const model::CpuSpec& cpu) {
-  model::VectorPipes pipes = model::FmaPipes(cpu);
-  json j;
-  j["model"] = cpu.model_name;
-  j["vendor"] = cpu.vendor;
-  j["family"] = cpu.family;
-  j["model_number"] = cpu.model_number;
-  j["physical_cores"] = cpu.physical_cores;
-  j["logical_cpus"] = cpu.logical_cpus;
-  j["sockets"] = cpu.sockets;
-  j["numa_nodes"] = cpu.numa_nodes;
-  j["simd"] = pipes.isa;
-  j["fma_pipes_per_core"] = pipes.fma_pipes;
-  j["fma_width_bits"] = pipes.width_bits;
-  j["fma_basis"] = pipes.basis;
-  j["clock_max_hz"] = cpu.max_clock_hz > 0 ? json(cpu.max_clock_hz) : json(nullptr);
-  j["clock_under_load_hz"] = cpu.measured_clock_hz > 0 ? json(cpu.measured_clock_hz) : json(nullptr);
-  j["l1d_bytes"] = cpu.l1d_bytes;
-  j["l2_bytes"] = cpu.l2_bytes;
-  j["l3_bytes"] = cpu.l3_bytes;
-  j["l3_total_bytes"] = cpu.l3_total_bytes;
-  j["memory_bytes"] = cpu.memory_total_bytes;
-  j["dram_bandwidth_bytes_per_s"] = cpu.dram_bandwidth_bytes_per_s ? json(*cpu.dram_bandwidth_bytes_per_s) : json(nullptr);
-  j["dram_basis"] = cpu.dram_basis;
-  json peaks;
-  for (const char* dtype : {"fp64", "fp32", "bf16"}) {
-    auto peak = model::CpuPeakFlops(cpu, dtype, cpu.physical_cores);
-    peaks[std::string(dtype) + "_flops"] = peak ? json(*peak) : json(nullptr);
-  }
-  j["theoretical_peak"] = peaks;
-  return j;
+json BenchToJson(const bench::BenchDocument& document, const report::Texts& t) {
+  return bench::BenchDocumentToJson(document, [&](const BenchResult& r) {
+    return Takeaway(r, document.results, t, document.cpu.measured_clock_hz);
+  });
 }
 
-json BenchToJson(const BenchReport& report, const report::Texts& t) {
-  json doc = report::MakeDocument("bench");
-  doc["machine"] = {{"cpu", CpuSpecToJson(report.cpu)}, {"gpus", report.gpu_lines}};
-  doc["mode"] = report.full ? "full" : "quick";
-  doc["wall_seconds"] = report.wall_seconds;
-  doc["results"] = json::array();
-  for (const auto& r : report.results) {
-    json j;
-    j["id"] = r.id;
-    j["group"] = r.group;
-    j["backend"] = r.backend;
-    j["device"] = r.device;
-    j["case"] = r.case_label;
-    j["size"] = r.size;
-    j["threads"] = r.threads;
-    j["param"] = r.param;
-    j["variant"] = r.variant;
-    j["metric"] = bench::MetricName(r.metric);
-    j["unit"] = bench::MetricUnit(r.metric);
-    j["claim"] = r.claim;
-    j["skipped"] = r.skipped;
-    if (r.skipped) j["skip_reason"] = r.skip_reason;
-    if (!r.error.empty()) j["error"] = r.error;
-    j["value"] = r.ok() ? json(r.value) : json(nullptr);
-    j["predicted"] = r.predicted ? json(*r.predicted) : json(nullptr);
-    j["prediction_basis"] = r.prediction_basis;
-    j["efficiency"] = r.efficiency ? json(*r.efficiency) : json(nullptr);
-    j["verified"] = r.verified;
-    j["verification"] = r.verification_detail;
-    j["checksum"] = r.checksum;
-    j["median_s"] = r.stats.median;
-    j["best_s"] = r.stats.best;
-    j["p10_s"] = r.stats.p10;
-    j["p90_s"] = r.stats.p90;
-    j["samples"] = r.stats.count;
-    j["noisy"] = r.stats.noisy;
-    j["throttled"] = r.throttled;
-    j["work"] = {{"bytes_read", r.work.bytes_read}, {"bytes_written", r.work.bytes_written}, {"flops", r.work.flops},
-                 {"ops", r.work.ops}, {"items", r.work.items}};
-    j["clock_hz"] = r.clock_hz > 0 ? json(r.clock_hz) : json(nullptr);
-    j["note"] = r.note;
-    j["takeaway"] = Takeaway(r, report.results, t, report.cpu.measured_clock_hz);
-    doc["results"].push_back(j);
-  }
-  return doc;
-}
-
-std::string BenchToCsv(const BenchReport& report) {
+std::string BenchToCsv(const bench::BenchDocument& report) {
   std::string out = "id,backend,case,size,threads,metric,value,unit,predicted,efficiency,verified,median_s,best_s,p10_s,p90_s,noisy\n";
   for (const auto& r : report.results) {
     if (!r.ok()) continue;
@@ -216,9 +142,9 @@ std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
   return table.Render(2);
 }
 
-std::string RenderBench(const BenchReport& report, const report::Texts& t) {
+std::string RenderBench(const bench::BenchDocument& report, const report::Texts& t) {
   std::string out = t.Get("bench.title") + "\n\n" + t.Get("bench.cpu") + "\n" + RenderCpuFacts(report.cpu, t);
-  for (const auto& line : report.gpu_lines) out += "  " + line + "\n";
+  for (const auto& line : report.gpus) out += "  " + line + "\n";
   out += "\n";
   // Group by claim, in the order results came.
   std::vector<std::string> claims;

@@ -7,19 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_document.h"
 #include "bench/result.h"
 #include "model/cpu_spec.h"
 #include "report/i18n.h"
 
 namespace gpuprobe::cli {
-
-struct BenchReport {
-  model::CpuSpec cpu;
-  std::vector<std::string> gpu_lines;   ///< one line per GPU, or why there is none
-  std::vector<bench::BenchResult> results;
-  bool full = false;
-  double wall_seconds = 0;
-};
 
 /// The one-line takeaway of a result in the user's words (texts "takeaway.<id>").
 std::string Takeaway(const bench::BenchResult& result, const std::vector<bench::BenchResult>& all,
@@ -28,10 +21,10 @@ std::string Takeaway(const bench::BenchResult& result, const std::vector<bench::
 /// "4.80 TB/s", "989 TFLOP/s", "1.2 Gop/s", "92.1 ns".
 std::string FormatMetricValue(bench::Metric metric, double value);
 
-nlohmann::json CpuSpecToJson(const model::CpuSpec& cpu);
-nlohmann::json BenchToJson(const BenchReport& report, const report::Texts& texts);
-std::string BenchToCsv(const BenchReport& report);
-std::string RenderBench(const BenchReport& report, const report::Texts& texts);
+/// The document's JSON (bench/bench_document.h) with each result's takeaway in `texts`.
+nlohmann::json BenchToJson(const bench::BenchDocument& document, const report::Texts& texts);
+std::string BenchToCsv(const bench::BenchDocument& document);
+std::string RenderBench(const bench::BenchDocument& document, const report::Texts& texts);
 std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& texts);
 
 }  // namespace gpuprobe::cli

@@ -110,7 +110,7 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
     settings.size_override = static_cast<std::uint64_t>(*bytes);
   }
 
-  BenchReport report;
+  bench::BenchDocument report;
   report.full = o.full;
   std::vector<bench::BackendContext*> contexts;
   std::unique_ptr<bench::CpuContext> cpu;
@@ -126,10 +126,10 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
     if (gpu.available) {
       auto context = cuda->Open(0);
       if (!context.ok()) return context.status();
-      report.gpu_lines.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
+      report.gpus.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
       gpu_contexts.push_back(std::move(context.value()));
     } else {
-      report.gpu_lines.push_back(Tr(ctx.texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
+      report.gpus.push_back(Tr(ctx.texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
     }
   }
 
@@ -171,9 +171,7 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
     if (!r.skipped && (!r.error.empty() || !r.verified)) problems = true;
   }
   if (store) {
-    auto run = history::RunFromBenchDocument(document);
-    if (!run.ok()) return run.status();
-    auto id = store->Save(*run, document.dump());
+    auto id = store->Save(history::RunFromBenchDocument(report), document.dump());
     if (!id.ok()) return id.status();
     ctx.err << Tr(ctx.texts, "history.saved", fmt::arg("id", *id), fmt::arg("path", store->path())) << "\n";
   }

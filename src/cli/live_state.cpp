@@ -117,7 +117,7 @@ nlohmann::json RunSideBySideBench(const LiveRunOptions& options, const report::T
   }
   auto selection = registry.Select(ids);
 
-  BenchReport report;
+  bench::BenchDocument report;
   std::vector<bench::BackendContext*> contexts;
   std::vector<std::unique_ptr<bench::BackendContext>> gpu_contexts;
   bench::Backend* cuda = backends.Find("cuda");
@@ -125,13 +125,13 @@ nlohmann::json RunSideBySideBench(const LiveRunOptions& options, const report::T
   if (gpu.available) {
     auto context = cuda->Open(0);
     if (context.ok()) {
-      report.gpu_lines.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
+      report.gpus.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
       gpu_contexts.push_back(std::move(context.value()));
     } else {
-      report.gpu_lines.push_back(context.status().message());
+      report.gpus.push_back(context.status().message());
     }
   } else {
-    report.gpu_lines.push_back(Tr(texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
+    report.gpus.push_back(Tr(texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
   }
   auto cpu = bench::OpenCpuContext(0);
   cpu->set_measured_clock_hz(bench::MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), 0.2));

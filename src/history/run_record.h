@@ -1,6 +1,6 @@
 // A recorded bench run: who ran what where, and every result with its value and the spread
-// behind it (from the p10/p90 sample times), read from a `gpuprobe bench --json` document.
-// Pure: no I/O.
+// behind it (from the p10/p90 sample times), taken from a bench document (the one owner of
+// the bench JSON is bench/bench_document.h). Pure: no I/O.
 //
 // Thread safety: plain values.
 #pragma once
@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "core/status.h"
+#include "bench/bench_document.h"
 
 namespace gpuprobe::history {
 
@@ -33,8 +31,8 @@ struct RunRecord {
   std::vector<RecordedResult> results;
 };
 
-/// Reads a gpuprobe.bench.v1 document; ParseError when it is not one. Results that were
-/// skipped, failed or not verified are left out (they have no value to compare).
-core::Result<RunRecord> RunFromBenchDocument(const nlohmann::json& document);
+/// The record of a bench run. Results that were skipped, failed or not verified are left out
+/// (they have no value to compare).
+RunRecord RunFromBenchDocument(const bench::BenchDocument& document);
 
 }  // namespace gpuprobe::history

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "bench/bench_document.h"
 #include "history/compare.h"
+#include "history/run_record.h"
 
 namespace gpuprobe::history {
 namespace {
@@ -70,34 +72,48 @@ TEST(CompareRuns, NoSlowerResultMeansNoRegression) {
   EXPECT_FALSE(WorstRegression(CompareRuns(before, after)).has_value());
 }
 
-TEST(RunFromBenchDocument, ReadsValuesAndSpreadsAndSkipsUnverified) {
-  nlohmann::json doc = {{"schema", "gpuprobe.bench.v1"}, {"gpuprobe_version", "0.1.0"}, {"mode", "quick"},
-                        {"machine", {{"cpu", {{"model", "Test CPU"}}}, {"gpus", {"no GPU"}}}},
-                        {"results",
-                         {{{"id", "memory.triad"}, {"backend", "cpu"}, {"case", "all threads"}, {"metric", "bandwidth"}, {"unit", "B/s"},
-                           {"value", 20e9}, {"verified", true}, {"threads", 2}, {"median_s", 1.0}, {"p10_s", 0.9}, {"p90_s", 1.25}, {"noisy", true}},
-                          {{"id", "latency.chase"}, {"backend", "cpu"}, {"case", "64 MiB"}, {"metric", "latency"}, {"unit", "s"},
-                           {"value", 90e-9}, {"verified", true}, {"median_s", 1.0}, {"p10_s", 0.9}, {"p90_s", 1.1}},
-                          {{"id", "compute.fma_bf16"}, {"backend", "cpu"}, {"case", "x"}, {"value", nullptr}, {"skipped", true}},
-                          {{"id", "memory.copy"}, {"backend", "cpu"}, {"case", "x"}, {"value", 1e9}, {"verified", false}}}}};
-  auto run = RunFromBenchDocument(doc);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(run->cpu, "Test CPU");
-  EXPECT_EQ(run->gpus, "no GPU");
-  ASSERT_EQ(run->results.size(), 2u);
-  EXPECT_EQ(run->results[0].key, "memory.triad|cpu|all threads");
-  EXPECT_DOUBLE_EQ(run->results[0].low, 20e9 / 1.25);  // slowest samples give the lowest rate
-  EXPECT_DOUBLE_EQ(run->results[0].high, 20e9 / 0.9);
-  EXPECT_TRUE(run->results[0].noisy);
-  EXPECT_EQ(run->results[0].threads, 2);
-  EXPECT_DOUBLE_EQ(run->results[1].low, 90e-9 * 0.9);  // latency grows with time
-  EXPECT_DOUBLE_EQ(run->results[1].high, 90e-9 * 1.1);
+bench::BenchResult Result(const std::string& id, bench::Metric metric, double value, bool verified, double p10, double p90) {
+  bench::BenchResult r;
+  r.id = id;
+  r.backend = "cpu";
+  r.case_label = "x";
+  r.metric = metric;
+  r.value = value;
+  r.verified = verified;
+  r.stats.median = 1.0;
+  r.stats.p10 = p10;
+  r.stats.p90 = p90;
+  return r;
 }
 
-TEST(RunFromBenchDocument, RefusesOtherDocuments) {
-  EXPECT_FALSE(RunFromBenchDocument(nlohmann::json::parse(R"({"schema": "gpuprobe.plan.v1", "results": []})")).ok());
-  EXPECT_FALSE(RunFromBenchDocument(nlohmann::json::array()).ok());
-  EXPECT_FALSE(RunFromBenchDocument(nlohmann::json::parse(R"({"schema": "gpuprobe.bench.v1", "results": 3})")).ok());
+TEST(RunFromBenchDocument, ReadsValuesAndSpreadsAndSkipsUnverified) {
+  bench::BenchDocument doc;
+  doc.gpuprobe_version = "0.1.0";
+  doc.cpu.model_name = "Test CPU";
+  doc.gpus = {"no GPU"};
+  auto triad = Result("memory.triad", bench::Metric::kBandwidth, 20e9, true, 0.9, 1.25);
+  triad.case_label = "all threads";
+  triad.threads = 2;
+  triad.stats.noisy = true;
+  auto skipped = Result("compute.fma_bf16", bench::Metric::kFlops, 0, false, 0, 0);
+  skipped.skipped = true;
+  doc.results = {triad, Result("latency.chase", bench::Metric::kLatency, 90e-9, true, 0.9, 1.1), skipped,
+                 Result("memory.copy", bench::Metric::kBandwidth, 1e9, false, 0.9, 1.1)};
+  // Through the JSON and back, as history reads a saved run.
+  auto reread = bench::BenchDocumentFromJson(bench::BenchDocumentToJson(doc), "run.json");
+  ASSERT_TRUE(reread.ok()) << reread.status().message();
+  RunRecord run = RunFromBenchDocument(*reread);
+  EXPECT_EQ(run.cpu, "Test CPU");
+  EXPECT_EQ(run.gpus, "no GPU");
+  EXPECT_EQ(run.version, "0.1.0");
+  ASSERT_EQ(run.results.size(), 2u);
+  EXPECT_EQ(run.results[0].key, "memory.triad|cpu|all threads");
+  EXPECT_DOUBLE_EQ(run.results[0].low, 20e9 / 1.25);  // slowest samples give the lowest rate
+  EXPECT_DOUBLE_EQ(run.results[0].high, 20e9 / 0.9);
+  EXPECT_TRUE(run.results[0].noisy);
+  EXPECT_EQ(run.results[0].threads, 2);
+  EXPECT_DOUBLE_EQ(run.results[1].low, 90e-9 * 0.9);  // latency grows with time
+  EXPECT_DOUBLE_EQ(run.results[1].high, 90e-9 * 1.1);
 }
 
 }  // namespace
