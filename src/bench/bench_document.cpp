@@ -256,6 +256,7 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
   doc["schema"] = kBenchSchema;
   doc["gpuprobe_version"] = document.gpuprobe_version.empty() ? core::kVersion : document.gpuprobe_version;
   doc["machine"] = {{"cpu", CpuSpecToJson(document.cpu)}, {"gpus", document.gpus}};
+  if (!document.gpu_absent_reason.empty()) doc["machine"]["gpu_absent_reason"] = document.gpu_absent_reason;
   doc["mode"] = document.full ? "full" : "quick";
   doc["wall_seconds"] = document.wall_seconds;
   doc["results"] = json::array();
@@ -304,10 +305,14 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
 core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::string& label) {
   if (!j.is_object()) return core::Status::ParseError(label + ": not a JSON object");
   FieldReader f(j, label, "");
-  std::string schema = f.String("schema", true);
-  GPUPROBE_RETURN_IF_ERROR(f.status());
+  auto schema_it = j.find("schema");
+  if (schema_it == j.end() || !schema_it->is_string()) {
+    return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document (no \"schema\" field)", label),
+                                    "give a file written by 'gpuprobe bench --json'");
+  }
+  std::string schema = schema_it->get<std::string>();
   if (schema != kBenchSchema) {
-    return core::Status::ParseError(fmt::format("{}: schema is '{}', not {}", label, schema, kBenchSchema),
+    return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document: schema is '{}', not {}", label, schema, kBenchSchema),
                                     "give a file written by 'gpuprobe bench --json'");
   }
   BenchDocument doc;
@@ -327,6 +332,7 @@ core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::stri
         doc.gpus.push_back(g.get<std::string>());
       }
     }
+    doc.gpu_absent_reason = m.String("gpu_absent_reason");
     GPUPROBE_RETURN_IF_ERROR(m.status());
   }
   GPUPROBE_RETURN_IF_ERROR(f.status());

@@ -26,7 +26,8 @@ inline constexpr const char* kBenchSchema = "gpuprobe.bench.v1";
 struct BenchDocument {
   std::string gpuprobe_version;         ///< the version that measured (ours when made here)
   model::CpuSpec cpu;                   ///< the CPU facts the predictions used
-  std::vector<std::string> gpus;        ///< "GPU 0: NVIDIA H200", or why there is none
+  std::vector<std::string> gpus;        ///< "GPU 0: NVIDIA H200", one per GPU measured
+  std::string gpu_absent_reason;        ///< why no GPU was measured (empty when one was, or not asked)
   std::vector<BenchResult> results;     ///< in run order
   bool full = false;                    ///< --full run (longer, complete sweeps)
   double wall_seconds = 0;              ///< the run's duration

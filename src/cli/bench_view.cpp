@@ -145,6 +145,7 @@ std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
 std::string RenderBench(const bench::BenchDocument& report, const report::Texts& t) {
   std::string out = t.Get("bench.title") + "\n\n" + t.Get("bench.cpu") + "\n" + RenderCpuFacts(report.cpu, t);
   for (const auto& line : report.gpus) out += "  " + line + "\n";
+  if (!report.gpu_absent_reason.empty()) out += "  " + Tr(t, "bench.no_gpu", fmt::arg("reason", report.gpu_absent_reason)) + "\n";
   out += "\n";
   // Group by claim, in the order results came.
   std::vector<std::string> claims;

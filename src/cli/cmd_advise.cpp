@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/cpu/cpu_facts.h"
+#include "bench/bench_document.h"
 #include "cli/command.h"
-#include "cli/spec_data.h"
+#include "core/json_input.h"
+#include "summary/spec_data.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "model/advisor.h"
@@ -118,17 +120,14 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
   return w;
 }
 
-// The best value of `id` (optionally a given case) among a saved bench run's results.
-double BestResult(const nlohmann::json& doc, const std::string& prefix, const std::string& case_label) {
+// The best verified CPU value among the results whose id starts with `prefix` (optionally
+// of one case).
+double BestResult(const bench::BenchDocument& doc, const std::string& prefix, const std::string& case_label) {
   double best = 0;
-  for (const auto& r : doc["results"]) {
-    if (!r.is_object() || !r.contains("id") || !r["id"].is_string() || !r.contains("value") || !r["value"].is_number()) continue;
-    if (r.contains("backend") && r["backend"] != "cpu") continue;
-    std::string id = r["id"].get<std::string>();
-    if (id.rfind(prefix, 0) != 0) continue;
-    if (!case_label.empty() && (!r.contains("case") || r["case"] != case_label)) continue;
-    if (r.contains("verified") && r["verified"] == false) continue;
-    best = std::max(best, r["value"].get<double>());
+  for (const auto& r : doc.results) {
+    if (r.backend != "cpu" || !r.ok() || !r.verified || r.id.rfind(prefix, 0) != 0) continue;
+    if (!case_label.empty() && r.case_label != case_label) continue;
+    best = std::max(best, r.value);
   }
   return best;
 }
@@ -138,18 +137,14 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
   if (!o.cpu_results.empty()) {
     auto text = core::ReadTextFile(o.cpu_results, 64 << 20);
     if (!text.ok()) return text.status();
-    auto doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      return core::Status::ParseError(fmt::format("{}: not valid JSON", o.cpu_results), "give a file written by 'gpuprobe bench --json'");
-    }
-    if (!doc.contains("schema") || !doc["schema"].is_string() || doc["schema"].get<std::string>().rfind("gpuprobe.bench.", 0) != 0 ||
-        !doc.contains("results") || !doc["results"].is_array()) {
-      return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document (schema gpuprobe.bench.v1 with results)", o.cpu_results));
-    }
-    cpu.bandwidth = BestResult(doc, "memory.triad", "all threads");
+    auto json = core::ParseJsonInput(*text, o.cpu_results);
+    if (!json.ok()) return json.status();
+    auto doc = bench::BenchDocumentFromJson(*json, o.cpu_results);
+    if (!doc.ok()) return doc.status();
+    cpu.bandwidth = BestResult(*doc, "memory.triad", "all threads");
     bool gemm_like = w.flops_growth > w.bytes_growth;
-    cpu.flops = gemm_like ? BestResult(doc, "matmul.", "") : 0;
-    if (cpu.flops <= 0) cpu.flops = BestResult(doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
+    cpu.flops = gemm_like ? BestResult(*doc, "matmul.", "") : 0;
+    if (cpu.flops <= 0) cpu.flops = BestResult(*doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
     if (cpu.bandwidth <= 0 || cpu.flops <= 0) {
       return core::Status::InvalidArgument(fmt::format(
           "{}: needs verified memory.triad (all threads) and compute.fma_fp32 (all cores) results", o.cpu_results),
@@ -188,7 +183,7 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   if (!workload.ok()) return workload.status();
   auto cpu = CpuFigures(o, *workload);
   if (!cpu.ok()) return cpu.status();
-  auto db = EmbeddedSpecDatabase();
+  auto db = summary::EmbeddedSpecDatabase();
   if (!db.ok()) return db.status();
   auto advice = model::Advise(*workload, *cpu, (*db)->gpus());
   if (!advice.ok()) return advice.status();

@@ -2,7 +2,6 @@
 // and the GPU in one run, each beside the model's prediction.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -10,8 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "bench/cpu/cpu_context.h"
-#include "bench/cpu/cpu_facts.h"
+#include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "bench/run_plan.h"
 #include "cli/bench_view.h"
@@ -50,98 +48,59 @@ struct BenchOptions {
   std::string db;  ///< empty: the default history path
 };
 
-core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
-  bench::BenchmarkRegistry registry;
-  bench::RegisterAllBenchmarks(&registry);
-  GPUPROBE_RETURN_IF_ERROR(registry.status());
-  bench::BackendRegistry backends;
-  bench::RegisterCpuBackend(&backends);
-  bench::RegisterCudaBackend(&backends);
-
-  if (o.list) {
-    if (ctx.options.json) {
-      auto doc = report::MakeDocument("bench_list");
-      doc["benchmarks"] = nlohmann::json::array();
-      for (const auto& b : registry.all()) {
-        const auto& i = b->Info();
-        doc["benchmarks"].push_back({{"id", i.id}, {"group", i.group}, {"description", i.description},
-                                     {"claim", i.claim}, {"backends", i.backends}, {"metric", bench::MetricName(i.metric)}});
-      }
-      ctx.out << report::RenderJson(doc);
-    } else {
-      report::TextTable table({"id", ctx.texts.Get("bench.list.backends"), ctx.texts.Get("bench.list.description")});
-      for (const auto& b : registry.all()) {
-        std::string list;
-        for (const auto& name : b->Info().backends) list += (list.empty() ? "" : ",") + name;
-        table.AddRow({b->Info().id, list, b->Info().description});
-      }
-      ctx.out << table.Render();
+core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& registry) {
+  if (ctx.options.json) {
+    auto doc = report::MakeDocument("bench_list");
+    doc["benchmarks"] = nlohmann::json::array();
+    for (const auto& b : registry.all()) {
+      const auto& i = b->Info();
+      doc["benchmarks"].push_back({{"id", i.id}, {"group", i.group}, {"description", i.description},
+                                   {"claim", i.claim}, {"backends", i.backends}, {"metric", bench::MetricName(i.metric)}});
     }
+    ctx.out << report::RenderJson(doc);
     return core::ExitCode::kOk;
   }
+  report::TextTable table({"id", ctx.texts.Get("bench.list.backends"), ctx.texts.Get("bench.list.description")});
+  for (const auto& b : registry.all()) {
+    std::string list;
+    for (const auto& name : b->Info().backends) list += (list.empty() ? "" : ",") + name;
+    table.AddRow({b->Info().id, list, b->Info().description});
+  }
+  ctx.out << table.Render();
+  return core::ExitCode::kOk;
+}
+
+// Flags to a pipeline request; every check that needs no measurement happens here, so a
+// mistake costs a second, not a run.
+core::Result<bench::PipelineRequest> RequestFrom(const BenchOptions& o) {
   if (o.full && o.quick) return core::Status::InvalidArgument("--quick and --full exclude each other");
   if (o.threads < 0 || o.threads > 4096) return core::Status::InvalidArgument("--threads must be between 1 and 4096");
   if (o.seconds < 0 || o.seconds > 3600) return core::Status::InvalidArgument("--seconds must be between 0 and 3600");
-  if (o.backend != "all" && o.backend != "cpu" && o.backend != "cuda") {
-    return core::Status::InvalidArgument("--backend must be cpu, cuda or all, got '" + o.backend + "'");
-  }
-  auto selection = registry.Select(o.patterns);
-  if (!selection.ok()) return selection.status();
   if (!o.db.empty() && !o.save) return core::Status::InvalidArgument("--db goes with --save");
-  // Open the history before measuring: a bad --db fails in a second, not after the run.
-  std::optional<history::HistoryStore> store;
-  if (o.save) {
-    auto opened = history::HistoryStore::Open(o.db.empty() ? history::DefaultHistoryPath() : o.db, true);
-    if (!opened.ok()) return opened.status().WithContext("--save");
-    store = std::move(opened.value());
-  }
-
-  bench::BenchSettings settings;
-  settings.full = o.full;
-  settings.runner = o.full ? bench::FullRunnerOptions() : bench::QuickRunnerOptions();
+  bench::PipelineRequest request;
+  request.patterns = o.patterns;
+  request.backend = o.backend;
+  request.threads = o.threads;
+  request.requested_seconds = o.seconds;
+  request.settings.full = o.full;
+  request.settings.runner = o.full ? bench::FullRunnerOptions() : bench::QuickRunnerOptions();
   if (o.seconds > 0) {
-    settings.runner.max_seconds = o.seconds;
-    settings.runner.min_seconds = std::min(settings.runner.min_seconds, o.seconds);
+    request.settings.runner.max_seconds = o.seconds;
+    request.settings.runner.min_seconds = std::min(request.settings.runner.min_seconds, o.seconds);
   }
   if (!o.size.empty()) {
     auto bytes = core::ParseBytes(o.size);
     if (!bytes.ok()) return bytes.status().WithContext("--size");
+    if (*bytes <= 0) return core::Status::InvalidArgument("--size must be positive");
     if (*bytes > 1e13) return core::Status::InvalidArgument("--size is absurd: more than 10 TB");
-    settings.size_override = static_cast<std::uint64_t>(*bytes);
+    request.settings.size_override = static_cast<std::uint64_t>(*bytes);
   }
+  return request;
+}
 
-  bench::BenchDocument report;
-  report.full = o.full;
-  std::vector<bench::BackendContext*> contexts;
-  std::unique_ptr<bench::CpuContext> cpu;
-  std::vector<std::unique_ptr<bench::BackendContext>> gpu_contexts;
-
-  // The GPU first: asked for explicitly and missing is exit 3, before any CPU time is spent.
-  bench::Backend* cuda = backends.Find("cuda");
-  bench::Availability gpu = cuda->Probe();
-  if (o.backend == "cuda" && !gpu.available) {
-    return core::Status::Unavailable("no GPU to benchmark: " + gpu.reason, gpu.hint);
-  }
-  if (o.backend != "cpu") {
-    if (gpu.available) {
-      auto context = cuda->Open(0);
-      if (!context.ok()) return context.status();
-      report.gpus.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
-      gpu_contexts.push_back(std::move(context.value()));
-    } else {
-      report.gpus.push_back(Tr(ctx.texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
-    }
-  }
-
-  cpu = bench::OpenCpuContext(o.threads);
-  cpu->set_measured_clock_hz(bench::MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), 0.3));
-  report.cpu = cpu->spec();
-  if (o.backend != "cuda") contexts.push_back(cpu.get());
-  for (auto& g : gpu_contexts) contexts.push_back(g.get());
-  for (auto* c : contexts) c->set_requested_seconds(o.seconds);
-
+std::function<void(const bench::CaseProgress&)> ProgressPrinter() {
   bool terminal = isatty(STDERR_FILENO) != 0;
-  auto progress = [&](const bench::CaseProgress& p) {
+  return [terminal](const bench::CaseProgress& p) {
     if (terminal) {
       int width = 30;
       int filled = p.total > 0 ? p.index * width / p.total : 0;
@@ -153,25 +112,45 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
     }
     std::fflush(stderr);
   };
-  auto start = std::chrono::steady_clock::now();
-  report.results = bench::RunSelection(*selection, contexts, report.cpu, settings, progress);
-  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (terminal) std::fprintf(stderr, "\r%80s\r", "");
+}
 
-  nlohmann::json document = BenchToJson(report, ctx.texts);
+core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
+  bench::BenchmarkRegistry registry;
+  bench::RegisterAllBenchmarks(&registry);
+  GPUPROBE_RETURN_IF_ERROR(registry.status());
+  if (o.list) return PrintList(ctx, registry);
+
+  auto request = RequestFrom(o);
+  if (!request.ok()) return request.status();
+  auto selection = bench::SelectForRequest(registry, *request);
+  if (!selection.ok()) return selection.status();
+  // Open the history before measuring: a bad --db fails in a second, not after the run.
+  std::optional<history::HistoryStore> store;
+  if (o.save) {
+    auto opened = history::HistoryStore::Open(o.db.empty() ? history::DefaultHistoryPath() : o.db, true);
+    if (!opened.ok()) return opened.status().WithContext("--save");
+    store = std::move(opened.value());
+  }
+
+  std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
+  auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter());
+  if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%80s\r", "");
+  if (!report.ok()) return report.status();
+
+  nlohmann::json document = BenchToJson(*report, ctx.texts);
   if (ctx.options.json) {
     ctx.out << report::RenderJson(document);
   } else if (o.csv) {
-    ctx.out << BenchToCsv(report);
+    ctx.out << BenchToCsv(*report);
   } else {
-    ctx.out << RenderBench(report, ctx.texts);
+    ctx.out << RenderBench(*report, ctx.texts);
   }
   bool problems = false;
-  for (const auto& r : report.results) {
+  for (const auto& r : report->results) {
     if (!r.skipped && (!r.error.empty() || !r.verified)) problems = true;
   }
   if (store) {
-    auto id = store->Save(history::RunFromBenchDocument(report), document.dump());
+    auto id = store->Save(history::RunFromBenchDocument(*report), document.dump());
     if (!id.ok()) return id.status();
     ctx.err << Tr(ctx.texts, "history.saved", fmt::arg("id", *id), fmt::arg("path", store->path())) << "\n";
   }

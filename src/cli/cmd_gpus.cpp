@@ -4,7 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/gpus_view.h"
-#include "cli/spec_data.h"
+#include "summary/spec_data.h"
 #include "core/spelling.h"
 #include "report/json_document.h"
 
@@ -46,7 +46,7 @@ core::Result<std::vector<const model::GpuSpec*>> FindAll(const model::SpecDataba
 }
 
 core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& options) {
-  auto db_result = EmbeddedSpecDatabase();
+  auto db_result = summary::EmbeddedSpecDatabase();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
   const auto& t = ctx.texts;

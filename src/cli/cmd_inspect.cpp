@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/live_state.h"
+#include "summary/live_state.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "report/json_document.h"

@@ -7,7 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/plan_view.h"
-#include "cli/spec_data.h"
+#include "summary/spec_data.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "model/hf_config.h"
@@ -120,7 +120,7 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
   if (!memory.ok()) return memory.status();
   report.memory = std::move(memory.value());
 
-  auto db_result = EmbeddedSpecDatabase();
+  auto db_result = summary::EmbeddedSpecDatabase();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
   std::vector<const model::GpuSpec*> candidates;

@@ -9,14 +9,17 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/live_state.h"
-#include "cli/machine_summary.h"
-#include "cli/report_builder.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
+#include "summary/live_state.h"
+#include "summary/machine_summary.h"
+#include "summary/report_builder.h"
+#include "summary/report_file.h"
 
 namespace gpuprobe::cli {
 namespace {
+
+using summary::ReportSources;
 
 constexpr const char* kFooter = R"(Examples:
   gpuprobe report                            measure now (about 20 s) and write gpuprobe-report.html
@@ -27,42 +30,46 @@ constexpr const char* kFooter = R"(Examples:
 
 The file needs nothing else: no network, no script; the charts are SVG drawn by gpuprobe.
 Without a GPU the GPU column shows the spec sheet of --gpu (default h200), marked as such.
-An existing file is replaced only if it is a gpuprobe report.)";
+An existing file is replaced only if it is a gpuprobe report (or with --force), keeping its
+permissions; links, pipes and devices are never written.)";
 
 struct ReportOptions {
   std::string output = "gpuprobe-report.html";
   std::vector<std::string> from;
   std::string gpu = "h200";
   bool skip_smoke = false;
+  bool force = false;
 };
 
 core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o) {
   if (o.output.empty()) return core::Status::InvalidArgument("-o needs a file name");
   ReportSources sources;
   if (!o.from.empty()) {
-    auto loaded = LoadReportSources(o.from);
+    auto loaded = summary::LoadReportSources(o.from);
     if (!loaded.ok()) return loaded.status();
     sources = std::move(loaded.value());
   }
   // Resolve --gpu before spending time on measurements.
-  auto spec_check = ResolveGpuSpec(sources, o.gpu);
+  auto spec_check = summary::ResolveGpuSpec(sources, o.gpu);
   if (!spec_check.ok()) return spec_check.status();
   if (o.from.empty()) {
     bool terminal = isatty(STDERR_FILENO) != 0;
-    LiveRunOptions live;
+    summary::LiveRunOptions live;
     live.smoke_test = !o.skip_smoke;
-    sources = CollectLiveSources(live, ctx.texts, [&](const std::string& line) {
+    live.live_inspect = [&ctx]() { return LiveInspectDocument(ctx.texts); };
+    sources = summary::CollectLiveSources(live, ctx.texts, [&](const std::string& line) {
       if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
     });
     if (terminal) std::fprintf(stderr, "\r%78s\r", "");
   }
-  auto spec = ResolveGpuSpec(sources, o.gpu);
+  auto spec = summary::ResolveGpuSpec(sources, o.gpu);
   if (!spec.ok()) return spec.status();
-  MachineSummary summary = Summarize(sources, *spec);
-  auto problems = Problems(sources);
-  auto verdict = Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
-  report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources), ctx.texts);
-  GPUPROBE_RETURN_IF_ERROR(WriteReportFile(o.output, report::RenderHtmlReport(html)));
+  summary::MachineSummary summary = summary::Summarize(sources, *spec);
+  auto problems = summary::Problems(sources);
+  auto verdict = summary::Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
+  report::HtmlReport html =
+      summary::BuildHtmlReport(sources, summary, verdict, summary::MakeReportHeader(sources, ctx.texts), ctx.texts);
+  GPUPROBE_RETURN_IF_ERROR(summary::WriteReportFile(o.output, report::RenderHtmlReport(html), o.force));
   if (ctx.options.json) {
     auto doc = report::MakeDocument("report");
     doc["path"] = o.output;
@@ -86,6 +93,7 @@ VerbRunner SetupReportVerb(CLI::App* command) {
   command->add_option("--from", o->from, "saved JSON (bench, inspect, doctor or tour), repeatable; default: measure now");
   command->add_option("--gpu", o->gpu, "GPU to compare with when there is none here (default h200)");
   command->add_flag("--no-smoke-test", o->skip_smoke, "do not run the tiny verified kernel on each GPU");
+  command->add_flag("--force", o->force, "replace an existing file even if it is not a gpuprobe report");
   return [o](VerbContext& ctx) { return RunReport(ctx, *o); };
 }
 

@@ -13,20 +13,36 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/cuda/cuda_device.h"
+#include "cli/bench_view.h"
 #include "cli/command.h"
-#include "cli/live_state.h"
-#include "cli/machine_summary.h"
-#include "cli/report_builder.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
 #include "report/table.h"
+#include "summary/live_state.h"
+#include "summary/machine_summary.h"
+#include "summary/report_builder.h"
+#include "summary/report_file.h"
 
 namespace gpuprobe::cli {
 namespace {
 
 using nlohmann::json;
+using summary::BuildHtmlReport;
+using summary::CollectLiveSources;
+using summary::LiveRunOptions;
+using summary::LiveStateLines;
+using summary::MachineSummary;
+using summary::MakeReportHeader;
+using summary::Problem;
+using summary::Problems;
+using summary::ReadCpuIdentity;
+using summary::ReportSources;
+using summary::ResolveGpuSpec;
+using summary::SideBySideRows;
+using summary::Summarize;
+using summary::Verdict;
 
 constexpr const char* kFooter = R"(Examples:
   gpuprobe                 the tour (same as 'gpuprobe tour'): about 20 s, writes gpuprobe-report.html
@@ -152,6 +168,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   LiveRunOptions live;
   live.smoke_test = !o.skip_smoke_test;
   live.bench = !o.skip_bench;
+  live.live_inspect = [&t]() { return LiveInspectDocument(t); };
   auto start = std::chrono::steady_clock::now();
   ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) {
     if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
@@ -170,8 +187,8 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   std::string report_line;
   std::string written;
   if (!o.no_report) {
-    report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources), t);
-    core::Status status = WriteReportFile(o.report_path, report::RenderHtmlReport(html));
+    report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources, t), t);
+    core::Status status = summary::WriteReportFile(o.report_path, report::RenderHtmlReport(html), false);
     if (status.ok()) {
       written = o.report_path;
       report_line = Tr(t, "tour.report.written", fmt::arg("path", o.report_path));
@@ -186,7 +203,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     doc["gpu"] = sources.gpu;
     doc["inspect"] = sources.inspect;
     doc["doctor"] = sources.doctor;
-    doc["bench"] = sources.bench;
+    doc["bench"] = sources.bench ? BenchToJson(*sources.bench, t) : json(nullptr);
     doc["side_by_side"] = json::array();
     for (const auto& row : SideBySideRows(summary, t)) doc["side_by_side"].push_back({{"quantity", row[0]}, {"cpu", row[1]}, {"gpu", row[2]}});
     doc["problems"] = json::array();
@@ -202,10 +219,10 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
 
   std::string out = t.Get("tour.title") + "\n\n" + RenderCpu(cpu, t) + RenderGpus(sources.gpu, t) + "\n";
   out += RenderProblems(sources, problems, t) + "\n";
-  if (sources.bench.is_null()) {
+  if (!sources.bench) {
     out += t.Get("tour.side_by_side") + "\n  " + t.Get("tour.side_by_side.skipped") + "\n\n";
   } else {
-    out += Tr(t, "tour.side_by_side.measured", fmt::arg("seconds", fmt::format("{:.0f}", sources.bench.value("wall_seconds", 0.0)))) + "\n";
+    out += Tr(t, "tour.side_by_side.measured", fmt::arg("seconds", fmt::format("{:.0f}", sources.bench->wall_seconds))) + "\n";
     report::TextTable table({"", "CPU", "GPU"});
     for (const auto& row : SideBySideRows(summary, t)) table.AddRow(row);
     out += table.Render(2);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/exit_code.h"
 #include "core/status.h"
@@ -59,20 +59,16 @@ VerbRunner SetupHistoryVerb(CLI::App* command);
 VerbRunner SetupServeVerb(CLI::App* command);
 VerbRunner SetupReportVerb(CLI::App* command);
 
+/// gpuprobe.inspect.v1 of the live GPUs, as `inspect --json` prints it (cmd_inspect.cpp); an
+/// error without a driver. The tour and `report` pass it to the live run.
+core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts);
+
 /// 2 for bad input or usage, 3 for what is not on this machine, 2 otherwise
 /// (an I/O or internal error is reported, never hidden behind 0 or 1).
 core::ExitCode ExitCodeFor(const core::Status& status);
 
-/// Formats text `key` with named fmt arguments; a broken translation falls back to the raw text.
-template <typename... Args>
-std::string Tr(const report::Texts& texts, const std::string& key, Args&&... args) {
-  const std::string& pattern = texts.Get(key);
-  try {
-    return fmt::format(fmt::runtime(pattern), std::forward<Args>(args)...);
-  } catch (const fmt::format_error&) {
-    return pattern;
-  }
-}
+/// Formats text `key` with named fmt arguments (report/i18n.h).
+using report::Tr;
 
 /// Runs the CLI on argv; returns the process exit status. main() is only this call.
 int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err);

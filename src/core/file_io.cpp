@@ -85,24 +85,50 @@ Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_by
 Status WriteFileAtomically(const std::string& path, const std::string& content) {
   if (path.empty()) return Status::InvalidArgument("an empty file name was given");
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+  bool exists = ::lstat(path.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode)) {
     return Status::InvalidArgument(fmt::format("'{}' is a directory", path), "give a file name, e.g. " + path + "/report.html");
+  }
+  // Replacing a link would silently redirect the write (or replace the link by a file); a
+  // FIFO, device or socket is not a document: refuse all of them, touch nothing.
+  if (exists && S_ISLNK(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("'{}' is a symbolic link: not writing through it", path),
+                                   "give the real path of the file");
+  }
+  if (exists && !S_ISREG(info.st_mode)) {
+    return Status::InvalidArgument(fmt::format("'{}' is not a regular file (a pipe, device or socket): not writing it", path));
   }
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+  struct stat dir_info {};
+  if (::stat(dir.c_str(), &dir_info) != 0 || !S_ISDIR(dir_info.st_mode)) {
     return Status::InvalidArgument(fmt::format("cannot write '{}': directory '{}' does not exist", path, dir));
+  }
+  // A replaced file keeps its permissions (a 0600 file stays private); a new one gets the
+  // usual 0666 less the umask, like any file the user creates.
+  mode_t mode = 0;
+  if (exists) {
+    mode = info.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
   }
   std::string temp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(temp.data());
   if (fd < 0) return StatusFromErrno("cannot write '" + path + "'", errno);
-  ::fchmod(fd, 0644);
+  if (::fchmod(fd, mode) != 0) {
+    int error = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return StatusFromErrno("cannot write '" + path + "'", error);
+  }
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      int error = errno;
+      int error = n == 0 ? ENOSPC : errno;
       ::close(fd);
       ::unlink(temp.c_str());
       return StatusFromErrno("writing '" + path + "'", error);

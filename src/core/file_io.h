@@ -21,8 +21,10 @@ Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_byte
 Result<std::string> ReadSystemFile(const std::string& path, std::uint64_t max_bytes = 1 << 20);
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename,
-/// so a crash or a full disk leaves the old file (if any) untouched. InvalidArgument naming
-/// the path when it is a directory or its directory does not exist.
+/// so a crash or a full disk leaves the old file (if any) untouched and no partial file
+/// behind. A replaced file keeps its mode; a new one gets 0666 less the umask. InvalidArgument
+/// naming the path (nothing written) when it is a directory, a symbolic link, a FIFO, device
+/// or socket, or its directory does not exist; IoError for a full disk or a failed write.
 Status WriteFileAtomically(const std::string& path, const std::string& content);
 
 }  // namespace gpuprobe::core

@@ -48,7 +48,8 @@ std::string Paragraphs(const std::vector<std::string>& lines, const char* tag = 
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReport& r) {
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  const HtmlLabels& l = r.labels;
+  std::string html = fmt::format("<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", XmlEscape(l.lang));
   html += "<meta name=\"generator\" content=\"gpuprobe\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   // No network: forbid every fetch, so a report can never phone home or break offline.
@@ -57,7 +58,7 @@ std::string RenderHtmlReport(const HtmlReport& r) {
   html += fmt::format("<h1>{}</h1>\n<p class=\"subtitle\">{}</p>\n", XmlEscape(r.title), XmlEscape(r.subtitle));
   if (!r.verdict.empty()) html += "<section class=\"verdict\" id=\"verdict\">\n" + Paragraphs(r.verdict) + "</section>\n";
 
-  html += "<h2 id=\"machine\">This machine, CPU and GPU side by side</h2>\n<table class=\"machine\">\n<tr>";
+  html += "<h2 id=\"machine\">" + XmlEscape(l.machine) + "</h2>\n<table class=\"machine\">\n<tr>";
   for (const auto& h : r.machine_header) html += "<th>" + XmlEscape(h) + "</th>";
   html += "</tr>\n";
   for (const auto& row : r.machine) {
@@ -75,19 +76,21 @@ std::string RenderHtmlReport(const HtmlReport& r) {
     html += "</figcaption>\n</figure>\n";
   }
 
-  html += "<h2 id=\"findings\">Findings</h2>\n";
+  html += "<h2 id=\"findings\">" + XmlEscape(l.findings) + "</h2>\n";
   if (r.findings.empty()) {
     html += "<p>" + XmlEscape(r.findings_empty) + "</p>\n";
   } else {
-    html += "<table class=\"findings\">\n<tr><th>Severity</th><th>Finding</th><th>Evidence</th><th>What to do</th></tr>\n";
+    html += fmt::format("<table class=\"findings\">\n<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>\n",
+                        XmlEscape(l.severity), XmlEscape(l.finding), XmlEscape(l.evidence), XmlEscape(l.fix));
     for (const auto& f : r.findings) {
-      html += fmt::format("<tr><td class=\"sev-{0}\">{0}</td><td>{1}</td><td>{2}</td><td>{3}</td></tr>\n", XmlEscape(f.severity),
-                          XmlEscape(f.title), XmlEscape(f.detail), XmlEscape(f.fix));
+      html += fmt::format("<tr><td class=\"sev-{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", XmlEscape(f.severity),
+                          XmlEscape(f.severity_label.empty() ? f.severity : f.severity_label), XmlEscape(f.title),
+                          XmlEscape(f.detail), XmlEscape(f.fix));
     }
     html += "</table>\n";
   }
   if (!r.next.empty()) {
-    html += "<h2 id=\"next\">Next</h2>\n<ul>\n";
+    html += "<h2 id=\"next\">" + XmlEscape(l.next) + "</h2>\n<ul>\n";
     for (const auto& n : r.next) html += "<li><code>" + XmlEscape(n) + "</code></li>\n";
     html += "</ul>\n";
   }

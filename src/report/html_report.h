@@ -22,13 +22,24 @@ struct HtmlChart {
 };
 
 struct HtmlFinding {
-  std::string severity;  ///< "fail", "warn" or "info"
+  std::string severity;  ///< "fail", "warn" or "info" (the CSS class)
   std::string title;
   std::string detail;
   std::string fix;
+  std::string severity_label = {};  ///< what the reader sees; the severity itself when empty
+};
+
+/// The page's own words, in the reader's language (English defaults).
+struct HtmlLabels {
+  std::string lang = "en";              ///< the html lang attribute: "en", "zh"
+  std::string machine = "This machine, CPU and GPU side by side";
+  std::string findings = "Findings";
+  std::string severity = "Severity", finding = "Finding", evidence = "Evidence", fix = "What to do";
+  std::string next = "Next";
 };
 
 struct HtmlReport {
+  HtmlLabels labels;
   std::string title;                    ///< "gpuprobe report: <host>"
   std::string subtitle;                 ///< version, date, sources
   std::vector<std::string> verdict;     ///< three lines

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/status.h"
 
 namespace gpuprobe::report {
@@ -40,5 +42,17 @@ class Texts {
   std::map<std::string, std::string> primary_;
   std::map<std::string, std::string> fallback_;
 };
+
+/// Formats text `key` with named fmt arguments; a broken translation falls back to the raw
+/// text (a test renders every text with its placeholders, so this is never seen in practice).
+template <typename... Args>
+std::string Tr(const Texts& texts, const std::string& key, Args&&... args) {
+  const std::string& pattern = texts.Get(key);
+  try {
+    return fmt::format(fmt::runtime(pattern), std::forward<Args>(args)...);
+  } catch (const fmt::format_error&) {
+    return pattern;
+  }
+}
 
 }  // namespace gpuprobe::report

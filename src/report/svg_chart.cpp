@@ -126,8 +126,8 @@ std::string RenderXyChart(const XyChart& chart) {
     }
   }
   if (xr.empty()) {
-    svg += fmt::format("<text class=\"no-data\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data</text>\n</svg>\n",
-                       kWidth / 2, kHeight / 2);
+    svg += fmt::format("<text class=\"no-data\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</svg>\n",
+                       kWidth / 2, kHeight / 2, XmlEscape(chart.no_data));
     return svg;
   }
   for (const auto& m : chart.markers) {
@@ -250,7 +250,8 @@ std::string RenderBarChart(const BarChart& chart) {
     min_positive = std::min(min_positive, b.value);
   }
   if (max_value <= 0) {
-    svg += fmt::format("<text class=\"no-data\" x=\"{}\" y=\"30\" text-anchor=\"middle\">no data</text>\n</svg>\n", kWidth / 2);
+    svg += fmt::format("<text class=\"no-data\" x=\"{}\" y=\"30\" text-anchor=\"middle\">{}</text>\n</svg>\n", kWidth / 2,
+                       XmlEscape(chart.no_data));
     return svg;
   }
   const double bar_w = kWidth - label_w - value_w;

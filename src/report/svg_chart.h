@@ -43,6 +43,7 @@ struct XyChart {
   Axis x, y;
   std::vector<Series> series;
   std::vector<VerticalMarker> markers;
+  std::string no_data = "no data";  ///< shown when there is nothing to draw (the caller translates it)
 };
 
 struct Bar {
@@ -57,6 +58,7 @@ struct BarChart {
   std::function<std::string(double)> format;  ///< value label
   Scale scale = Scale::kLinear;
   std::vector<Bar> bars;
+  std::string no_data = "no data";  ///< shown when there is nothing to draw (the caller translates it)
 };
 
 /// Escapes &, <, >, " and ' for XML text and attributes.

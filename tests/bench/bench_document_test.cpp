@@ -173,8 +173,8 @@ TEST(BenchDocumentTest, BadFieldsAreNamed) {
     std::string expected;
   };
   std::vector<Case> cases = {
-      {[](nlohmann::json& j) { j["schema"] = "gpuprobe.plan.v1"; }, "schema is 'gpuprobe.plan.v1'"},
-      {[](nlohmann::json& j) { j.erase("schema"); }, "schema is missing"},
+      {[](nlohmann::json& j) { j["schema"] = "gpuprobe.plan.v1"; }, "not a gpuprobe bench document: schema is 'gpuprobe.plan.v1'"},
+      {[](nlohmann::json& j) { j.erase("schema"); }, "not a gpuprobe bench document (no \"schema\" field)"},
       {[](nlohmann::json& j) { j["results"] = 3; }, "results is missing or not an array"},
       {[](nlohmann::json& j) { j["results"][2]["value"] = "fast"; }, "results[2].value must be a number or null"},
       {[](nlohmann::json& j) { j["results"][0]["value"] = -5; }, "results[0].value is -5"},

@@ -52,7 +52,7 @@ echo '{"schema": "gpuprobe.bench.v1", "results": [' >truncated.json
 "$bin" gpus --json >gpus.json
 echo "keep me" >notes.txt
 expect_bad "missing.json" report --from missing.json -o x.html
-expect_bad "not a JSON document" report --from truncated.json -o x.html
+expect_bad "truncated.json: not valid JSON" report --from truncated.json -o x.html
 expect_bad "gpuprobe.gpus.v1" report --from gpus.json -o x.html
 expect_bad "second bench" report --from "$fixtures/report/tour-cpu-2core.json" --from "$fixtures/report/tour-cpu-2core.json" -o x.html
 expect_bad "did you mean" report --from "$fixtures/report/tour-cpu-2core.json" --gpu h2000 -o x.html

@@ -1,20 +1,17 @@
-#include "cli/live_state.h"
+#include "summary/live_state.h"
 
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "bench/cpu/cpu_context.h"
-#include "bench/cpu/cpu_facts.h"
 #include "bench/cuda/cuda_device.h"
+#include "bench/pipeline.h"
 #include "bench/registry.h"
-#include "bench/run_plan.h"
-#include "cli/bench_view.h"
-#include "cli/command.h"
-#include "cli/spec_data.h"
 #include "core/file_io.h"
+#include "summary/doctor_run.h"
+#include "summary/spec_data.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 
 const std::vector<std::string>& SideBySideBenchmarks() {
   // One figure per row of the side-by-side table, plus the sweep, the transfer sizes and the
@@ -103,53 +100,24 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
 
 namespace {
 
-nlohmann::json RunSideBySideBench(const LiveRunOptions& options, const report::Texts& texts,
-                                  const std::function<void(const std::string&)>& progress) {
+// The quick side-by-side run through the one bench pipeline; a run that cannot start leaves
+// the summary without measurements (it says so) rather than failing the tour.
+std::optional<bench::BenchDocument> RunSideBySideBench(const LiveRunOptions& options,
+                                                       const std::function<void(const std::string&)>& progress) {
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
-  if (!registry.status().ok()) return nlohmann::json{{"error", registry.status().ToString()}};
-  bench::BackendRegistry backends;
-  bench::RegisterCpuBackend(&backends);
-  bench::RegisterCudaBackend(&backends);
-  std::vector<std::string> ids;
-  for (const auto& id : SideBySideBenchmarks()) {
-    if (registry.Find(id) != nullptr) ids.push_back(id);  // a build may lack one: run the rest
-  }
-  auto selection = registry.Select(ids);
-
-  bench::BenchDocument report;
-  std::vector<bench::BackendContext*> contexts;
-  std::vector<std::unique_ptr<bench::BackendContext>> gpu_contexts;
-  bench::Backend* cuda = backends.Find("cuda");
-  bench::Availability gpu = cuda->Probe();
-  if (gpu.available) {
-    auto context = cuda->Open(0);
-    if (context.ok()) {
-      report.gpus.push_back(fmt::format("GPU 0: {}", (*context)->Device().name));
-      gpu_contexts.push_back(std::move(context.value()));
-    } else {
-      report.gpus.push_back(context.status().message());
-    }
-  } else {
-    report.gpus.push_back(Tr(texts, "bench.no_gpu", fmt::arg("reason", gpu.reason)));
-  }
-  auto cpu = bench::OpenCpuContext(0);
-  cpu->set_measured_clock_hz(bench::MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), 0.2));
-  report.cpu = cpu->spec();
-  contexts.push_back(cpu.get());
-  for (auto& g : gpu_contexts) contexts.push_back(g.get());
-
-  bench::BenchSettings settings;
-  settings.runner.max_seconds = options.seconds_per_case;
-  settings.runner.min_seconds = std::min(settings.runner.min_seconds, options.seconds_per_case);
-  auto start = std::chrono::steady_clock::now();
-  if (selection.ok()) {
-    report.results = bench::RunSelection(*selection, contexts, report.cpu, settings, [&](const bench::CaseProgress& p) {
-      if (progress) progress(fmt::format("bench {}/{}: {} ({}, {})", p.index, p.total, p.id, p.backend, p.case_label));
-    });
-  }
-  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return BenchToJson(report, texts);
+  bench::PipelineRequest request;
+  request.patterns = SideBySideBenchmarks();
+  request.skip_unknown_ids = true;  // a build without CUDA lacks the GPU ids: run the rest
+  request.clock_probe_seconds = 0.2;
+  request.settings.runner.max_seconds = options.seconds_per_case;
+  request.settings.runner.min_seconds = std::min(request.settings.runner.min_seconds, options.seconds_per_case);
+  std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
+  auto doc = bench::RunPipeline(registry, *host, request, [&](const bench::CaseProgress& p) {
+    if (progress) progress(fmt::format("bench {}/{}: {} ({}, {})", p.index, p.total, p.id, p.backend, p.case_label));
+  });
+  if (!doc.ok()) return std::nullopt;
+  return std::move(doc.value());
 }
 
 }  // namespace
@@ -160,14 +128,16 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
   if (progress) progress("identity: CPU and GPUs");
   src.cpu = CpuIdentityJson(ReadCpuIdentity());
   src.gpu = GpuIdentityJson(options.smoke_test);
-  if (progress) progress("live GPU state");
-  auto inspect = LiveInspectDocument(texts);
-  if (inspect.ok()) src.inspect = *inspect;
+  if (options.live_inspect) {
+    if (progress) progress("live GPU state");
+    auto inspect = options.live_inspect();
+    if (inspect.ok()) src.inspect = *inspect;
+  }
   if (progress) progress("doctor's checks");
   src.doctor = DoctorToJson(RunDoctorChecks(false));  // the identity step already ran the smoke test
-  if (options.bench) src.bench = RunSideBySideBench(options, texts, progress);
-  src.origins.push_back("this machine, now");
+  if (options.bench) src.bench = RunSideBySideBench(options, progress);
+  src.origins.push_back(texts.Get("report.origin.live"));
   return src;
 }
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

@@ -1,4 +1,4 @@
-#include "cli/machine_summary.h"
+#include "summary/machine_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,15 +6,17 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.h"
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/spec_derivation.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 namespace {
 
+using bench::BenchDocument;
+using bench::BenchResult;
 using nlohmann::json;
+using report::Tr;
 
 std::optional<double> Number(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
@@ -26,26 +28,33 @@ std::string String(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-/// The first verified result of `id` on `backend` whose case starts with `prefix`.
-Figure Measured(const json& bench, const std::string& id, const std::string& backend, const std::string& prefix = "");
-
-/// The highest verified value among the cases of `id` (a size sweep's plateau).
-Figure MeasuredBest(const json& bench, const std::string& id, const std::string& backend) {
-  Figure best;
-  for (const json* r : ResultsOf(bench, id, backend)) {
-    auto v = Number(*r, "value");
-    if (!r->value("verified", false) || !v) continue;
-    if (!best.value || *v > *best.value) best = Figure{v, "measured", r->value("noisy", false)};
-  }
-  return best;
+bool Bool(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
 }
 
-Figure Measured(const json& bench, const std::string& id, const std::string& backend, const std::string& prefix) {
-  for (const json* r : ResultsOf(bench, id, backend)) {
-    if (!prefix.empty() && String(*r, "case").rfind(prefix, 0) != 0) continue;
-    if (r->value("verified", false) && Number(*r, "value")) return Figure{Number(*r, "value"), "measured", r->value("noisy", false)};
+bool Usable(const BenchResult& r) { return r.ok() && r.verified && std::isfinite(r.value) && r.value > 0; }
+
+Figure FromResult(const BenchResult& r) { return Figure{r.value, "measured", r.stats.noisy}; }
+
+/// The first verified result of `id` on `backend` whose case starts with `prefix`.
+Figure Measured(const std::optional<BenchDocument>& bench, const std::string& id, const std::string& backend,
+                const std::string& prefix = "") {
+  if (!bench) return Figure{};
+  for (const BenchResult* r : bench->ResultsOf(id, backend)) {
+    if (!prefix.empty() && r->case_label.rfind(prefix, 0) != 0) continue;
+    if (Usable(*r)) return FromResult(*r);
   }
   return Figure{};
+}
+
+/// The highest verified value among the cases of `id` (a size sweep's plateau).
+Figure MeasuredBest(const std::optional<BenchDocument>& bench, const std::string& id, const std::string& backend) {
+  Figure best;
+  if (!bench) return best;
+  for (const BenchResult* r : bench->ResultsOf(id, backend)) {
+    if (Usable(*r) && (!best.value || r->value > *best.value)) best = FromResult(*r);
+  }
+  return best;
 }
 
 Figure FromSpec(std::optional<double> v, const char* source = "spec") {
@@ -53,16 +62,15 @@ Figure FromSpec(std::optional<double> v, const char* source = "spec") {
 }
 
 /// The fastest verified matmul result on `backend`, with its id.
-std::pair<Figure, std::string> BestMatmul(const json& bench, const std::string& backend) {
+std::pair<Figure, std::string> BestMatmul(const std::optional<BenchDocument>& bench, const std::string& backend) {
   Figure best;
   std::string name;
-  if (!bench.is_object() || !bench.contains("results")) return {best, name};
-  for (const auto& r : bench["results"]) {
-    if (String(r, "group") != "matmul" || String(r, "backend") != backend || !r.value("verified", false)) continue;
-    auto v = Number(r, "value");
-    if (v && (!best.value || *v > *best.value)) {
-      best = Figure{v, "measured", r.value("noisy", false)};
-      name = String(r, "id").substr(std::string("matmul.").size()) + " " + String(r, "case");
+  if (!bench) return {best, name};
+  for (const auto& r : bench->results) {
+    if (r.group != "matmul" || r.backend != backend || !Usable(r)) continue;
+    if (!best.value || r.value > *best.value) {
+      best = FromResult(r);
+      name = r.id.substr(r.id.find('.') + 1) + " " + r.case_label;
     }
   }
   return {best, name};
@@ -99,16 +107,17 @@ struct Crossing {
   std::optional<double> resident, copies;
 };
 
-Crossing MeasuredCrossing(const json& bench, const std::string& id) {
+Crossing MeasuredCrossing(const std::optional<BenchDocument>& bench, const std::string& id) {
   Crossing c;
+  if (!bench) return c;
   std::map<double, double> cpu, resident, copies;
-  for (const json* r : ResultsOf(bench, id, "cpu")) {
-    if (r->value("verified", false) && Number(*r, "value")) cpu[Number(*r, "size").value_or(0)] = *Number(*r, "value");
+  for (const BenchResult* r : bench->ResultsOf(id, "cpu")) {
+    if (Usable(*r)) cpu[static_cast<double>(r->size)] = r->value;
   }
-  for (const json* r : ResultsOf(bench, id, "cuda")) {
-    if (!r->value("verified", false) || !Number(*r, "value")) continue;
-    auto& side = String(*r, "variant") == "copies" ? copies : resident;
-    side[Number(*r, "size").value_or(0)] = *Number(*r, "value");
+  for (const BenchResult* r : bench->ResultsOf(id, "cuda")) {
+    if (!Usable(*r)) continue;
+    auto& side = r->variant == "copies" ? copies : resident;
+    side[static_cast<double>(r->size)] = r->value;
   }
   for (const auto& [size, cpu_seconds] : cpu) {
     auto r = resident.find(size), k = copies.find(size);
@@ -133,28 +142,22 @@ void ApplyMeasured(const Crossing& m, model::CrossoverKernel kernel, std::option
 
 }  // namespace
 
-std::vector<const json*> ResultsOf(const json& bench, const std::string& id, const std::string& backend) {
-  std::vector<const json*> out;
-  if (!bench.is_object() || !bench.contains("results") || !bench["results"].is_array()) return out;
-  for (const auto& r : bench["results"]) {
-    if (String(r, "id") == id && String(r, "backend") == backend) out.push_back(&r);
-  }
-  return out;
-}
-
 MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   MachineSummary s;
-  const json& bench = src.bench;
-  json cpu = bench.is_object() && bench.contains("machine") ? bench["machine"].value("cpu", json::object()) : json::object();
+  const std::optional<BenchDocument>& bench = src.bench;
   // The bench run's CPU facts, else the tour's identity (a run without the bench).
-  s.cpu_name = String(cpu, "model");
+  if (bench) {
+    s.cpu_name = bench->cpu.model_name;
+    s.cpu_cores = bench->cpu.physical_cores;
+    s.cpu_memory_bytes = static_cast<double>(bench->cpu.memory_total_bytes);
+  }
   if (s.cpu_name.empty()) s.cpu_name = String(src.cpu, "model");
-  s.cpu_cores = static_cast<int>(Number(cpu, "physical_cores").value_or(Number(src.cpu, "physical_cores").value_or(0)));
-  s.cpu_memory_bytes = Number(cpu, "memory_bytes").value_or(Number(src.cpu, "memory_bytes").value_or(0));
+  if (s.cpu_cores <= 0) s.cpu_cores = static_cast<int>(Number(src.cpu, "physical_cores").value_or(0));
+  if (s.cpu_memory_bytes <= 0) s.cpu_memory_bytes = Number(src.cpu, "memory_bytes").value_or(0);
 
   // The GPU: present when the tour or the bench run found one.
-  if (src.gpu.is_object() && src.gpu.value("available", false) && src.gpu.contains("devices") &&
-      src.gpu["devices"].is_array() && !src.gpu["devices"].empty()) {
+  if (Bool(src.gpu, "available") && src.gpu.contains("devices") && src.gpu["devices"].is_array() &&
+      !src.gpu["devices"].empty()) {
     const json& d = src.gpu["devices"][0];
     s.gpu_present = true;
     s.gpu_name = String(d, "name");
@@ -317,7 +320,7 @@ std::vector<std::string> LiveStateLines(const ReportSources& src, const report::
       parts.push_back(Tr(t, "live.power", fmt::arg("draw", fmt::format("{:.0f}", *draw)), fmt::arg("limit", fmt::format("{:.0f}", *limit))));
     }
     if (auto v = Number(g, "sm_clock_mhz")) parts.push_back(Tr(t, "live.clock", fmt::arg("value", fmt::format("{:.0f}", *v))));
-    std::string line = fmt::format("GPU {} {}", g.value("index", 0), String(g, "name"));
+    std::string line = fmt::format("GPU {:.0f} {}", Number(g, "index").value_or(0), String(g, "name"));
     for (size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? ": " : ", ") + parts[i];
     lines.push_back(line);
   }
@@ -344,4 +347,4 @@ std::vector<Problem> Problems(const ReportSources& src) {
   return out;
 }
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

@@ -8,20 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/machine_summary.h"
 #include "core/status.h"
-#include "doctor/checks.h"
 #include "model/cpu_identity.h"
 #include "report/i18n.h"
+#include "summary/report_sources.h"
 
-namespace gpuprobe::cli {
-
-/// Doctor's checks (and the GPU smoke test when asked), as `doctor` runs them.
-doctor::DoctorReport RunDoctorChecks(bool smoke_test);
-/// gpuprobe.doctor.v1, as `doctor --json` prints it.
-nlohmann::json DoctorToJson(const doctor::DoctorReport& report);
-/// gpuprobe.inspect.v1 from NVML, as `inspect --json` prints it; an error without a driver.
-core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts);
+namespace gpuprobe::summary {
 
 /// This machine's CPU identity from /proc/cpuinfo and /proc/meminfo (empty fields when absent).
 model::CpuIdentity ReadCpuIdentity();
@@ -36,6 +28,9 @@ struct LiveRunOptions {
   bool smoke_test = true;
   bool bench = true;         ///< false: identity, state and doctor only
   double seconds_per_case = 0.25;
+  /// gpuprobe.inspect.v1 of the live GPUs, as `inspect --json` prints it (an error without a
+  /// driver); given by the caller, which owns the inspect view. Unset: no live state.
+  std::function<core::Result<nlohmann::json>()> live_inspect;
 };
 
 /// Runs everything above; `progress` gets one short line per step (for stderr).
@@ -45,4 +40,4 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
 /// The benchmarks of the quick side-by-side run (ids; GPU ones are included where built).
 const std::vector<std::string>& SideBySideBenchmarks();
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

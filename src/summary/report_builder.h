@@ -1,17 +1,21 @@
-// The content of the HTML report: the side-by-side table, six charts (roofline, bandwidth
-// against working set, against transfer size, the matmul ladder, two crossover curves),
-// each with its one-line lesson and where its figures come from, and the findings.
+// The HTML report's content: the verdict, the side-by-side table with its notes, the six
+// charts (summary/report_charts.h), the findings and the next commands, every word from the
+// texts in the reader's language.
+//
+// Thread safety: pure functions, except MakeReportHeader (reads the host name and the clock).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "cli/machine_summary.h"
 #include "core/status.h"
+#include "model/gpu_spec.h"
 #include "report/html_report.h"
 #include "report/i18n.h"
+#include "summary/machine_summary.h"
+#include "summary/report_sources.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 
 struct ReportHeader {
   std::string title;     ///< "gpuprobe report: <host>"
@@ -23,14 +27,10 @@ struct ReportHeader {
 core::Result<const model::GpuSpec*> ResolveGpuSpec(const ReportSources& sources, const std::string& compare_with);
 
 /// "gpuprobe report: <host>" and "gpuprobe <version>, <UTC time>, from <origins>".
-ReportHeader MakeReportHeader(const ReportSources& sources);
-
-/// Writes the report atomically. Refuses (InvalidArgument, file untouched) to replace an
-/// existing file that is not a gpuprobe report, so a mistyped -o never destroys data.
-core::Status WriteReportFile(const std::string& path, const std::string& html);
+ReportHeader MakeReportHeader(const ReportSources& sources, const report::Texts& texts);
 
 report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSummary& summary,
                                    const std::vector<std::string>& verdict, const ReportHeader& header,
                                    const report::Texts& texts);
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

@@ -1,7 +1,8 @@
 // The summary, verdict and report content built from recorded documents: a tour run on a
 // 2-core machine without a GPU, an nvidia-smi capture with a finding, a doctor run that failed.
-#include "cli/machine_summary.h"
+#include "summary/machine_summary.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,12 +10,13 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/report_builder.h"
-#include "cli/spec_data.h"
 #include "core/file_io.h"
 #include "report/html_report.h"
+#include "summary/report_builder.h"
+#include "summary/report_file.h"
+#include "summary/spec_data.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 namespace {
 
 const std::string kDir = std::string(GPUPROBE_FIXTURES_DIR) + "/report/";
@@ -53,10 +55,18 @@ TEST(MachineSummaryTest, CpuMeasuredGpuFromTheSpecSheet) {
 // measured figures, the best transfer size, and say "measured".
 TEST(MachineSummaryTest, MeasuredGpuFiguresReplaceTheSpecSheet) {
   ReportSources src = Tour();
+  ASSERT_TRUE(src.bench.has_value());
   auto add = [&](const char* id, const char* c, double value, double bytes) {
-    src.bench["results"].push_back({{"id", id}, {"group", std::string(id).substr(0, std::string(id).find('.'))},
-                                    {"backend", "cuda"}, {"case", c}, {"value", value}, {"verified", true}, {"noisy", false},
-                                    {"param", bytes}, {"work", {{"bytes_read", bytes}, {"bytes_written", 0}, {"flops", 0}}}});
+    bench::BenchResult r;
+    r.id = id;
+    r.group = std::string(id).substr(0, std::string(id).find('.'));
+    r.backend = "cuda";
+    r.case_label = c;
+    r.value = value;
+    r.verified = true;
+    r.param = bytes;
+    r.work.bytes_read = bytes;
+    src.bench->results.push_back(r);
   };
   add("memory.triad", "1.00 GiB per array", 4.1e12, 0);
   add("compute.fma_fp32", "all 132 SMs", 60e12, 0);
@@ -152,19 +162,31 @@ TEST_F(LoadReportSourcesTest, RefusesWhatItCannotUse) {
   EXPECT_FALSE(LoadReportSources({dir_ + "/missing.json"}).ok());
   auto bad = LoadReportSources({Write("bad.json", "{\"schema\": ")});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("not a JSON document"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("not valid JSON (line 1"), std::string::npos);
   auto other = LoadReportSources({Write("gpus.json", R"({"schema": "gpuprobe.gpus.v1"})")});
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("gpuprobe.gpus.v1"), std::string::npos);
   auto empty_bench = LoadReportSources({Write("b.json", R"({"schema": "gpuprobe.bench.v1"})")});
   EXPECT_FALSE(empty_bench.ok());
+  // Wrong value types name the file and the field instead of throwing.
+  auto typed = LoadReportSources({Write("t.json", R"({"schema": "gpuprobe.bench.v1", "results": [{"id": 7}]})")});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.status().message().find("t.json: results[0].id must be a string"), std::string::npos)
+      << typed.status().message();
+  auto part = LoadReportSources({Write("p.json", R"({"schema": "gpuprobe.tour.v1", "inspect": [1]})")});
+  ASSERT_FALSE(part.ok());
+  EXPECT_NE(part.status().message().find("inspect part must be an object"), std::string::npos);
+  std::string deep = "{\"schema\": \"gpuprobe.tour.v1\", \"cpu\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  auto nested = LoadReportSources({Write("deep.json", deep)});
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.status().message().find("nest more than"), std::string::npos);
   auto array = LoadReportSources({Write("a.json", "[1, 2]")});
   EXPECT_FALSE(array.ok());
 }
 
 TEST_F(LoadReportSourcesTest, ABenchWithGpuResultsNamesItsGpu) {
   auto src = LoadReportSources({Write("g.json", R"({"schema": "gpuprobe.bench.v1", "machine": {"gpus": ["GPU 0: NVIDIA H200"]},
-    "results": [{"id": "memory.triad", "backend": "cuda", "value": 4e12, "verified": true}]})")});
+    "results": [{"id": "memory.triad", "backend": "cuda", "metric": "bandwidth", "value": 4e12, "verified": true}]})")});
   ASSERT_TRUE(src.ok()) << src.status().message();
   EXPECT_TRUE(src->gpu.value("available", false));
   EXPECT_EQ(src->gpu["devices"][0].value("name", ""), "NVIDIA H200");
@@ -185,15 +207,47 @@ TEST_F(WriteReportFileTest, ReplacesItsOwnReportButNeverAForeignFile) {
   report::HtmlReport r;
   r.title = "t";
   std::string html = report::RenderHtmlReport(r);
+  EXPECT_TRUE(IsGpuprobeReport(html));
   std::string path = dir_ + "/r.html";
-  ASSERT_TRUE(WriteReportFile(path, html).ok());
-  ASSERT_TRUE(WriteReportFile(path, html).ok()) << "a gpuprobe report may be replaced";
+  ASSERT_TRUE(WriteReportFile(path, html, false).ok());
+  ASSERT_TRUE(WriteReportFile(path, html, false).ok()) << "a gpuprobe report may be replaced";
   std::string notes = Write("notes.html", "<html>my notes</html>");
-  core::Status refused = WriteReportFile(notes, html);
+  core::Status refused = WriteReportFile(notes, html, false);
   EXPECT_FALSE(refused.ok());
   EXPECT_EQ(*core::ReadTextFile(notes, 1000), "<html>my notes</html>");
-  EXPECT_FALSE(WriteReportFile(dir_, html).ok()) << "a directory";
-  EXPECT_FALSE(WriteReportFile(dir_ + "/no/such/dir/r.html", html).ok());
+  // A page that quotes our generator tag in its body is still the user's page.
+  std::string quoting = Write("quote.html", "<html><body><pre>&lt;meta name=\"generator\" content=\"gpuprobe\"&gt; "
+                                            "<meta name=\"generator\" content=\"gpuprobe\"></pre></body></html>");
+  EXPECT_FALSE(WriteReportFile(quoting, html, false).ok());
+  EXPECT_TRUE(WriteReportFile(notes, html, true).ok()) << "--force replaces it";
+  EXPECT_FALSE(WriteReportFile(dir_, html, false).ok()) << "a directory";
+  EXPECT_FALSE(WriteReportFile(dir_ + "/no/such/dir/r.html", html, false).ok());
+}
+
+TEST_F(WriteReportFileTest, KeepsThePermissionsOfTheFileItReplaces) {
+  report::HtmlReport r;
+  std::string html = report::RenderHtmlReport(r);
+  std::string path = dir_ + "/private.html";
+  ASSERT_TRUE(WriteReportFile(path, html, false).ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(WriteReportFile(path, html, false).ok());
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << "a private report stays private";
+}
+
+TEST_F(WriteReportFileTest, NeverWritesThroughALinkOrIntoAPipeOrDevice) {
+  report::HtmlReport r;
+  std::string html = report::RenderHtmlReport(r);
+  std::string target = Write("target.html", "<html>keep me</html>");
+  std::string link = dir_ + "/link.html";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(WriteReportFile(link, html, true).ok()) << "not even with --force";
+  EXPECT_EQ(*core::ReadTextFile(target, 1000), "<html>keep me</html>");
+  std::string fifo = dir_ + "/pipe.html";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(WriteReportFile(fifo, html, true).ok());
+  EXPECT_FALSE(WriteReportFile("/dev/null", html, true).ok());
 }
 
 TEST(ReportBuilderTest, SixChartsEachWithALessonAndNoScript) {
@@ -211,4 +265,4 @@ TEST(ReportBuilderTest, SixChartsEachWithALessonAndNoScript) {
 }
 
 }  // namespace
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

@@ -1,8 +1,8 @@
-#include "cli/spec_data.h"
+#include "summary/spec_data.h"
 
 #include "core/embedded_data.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 
 core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase() {
   static const core::Result<model::SpecDatabase> kDatabase = []() -> core::Result<model::SpecDatabase> {
@@ -16,4 +16,4 @@ core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase() {
   return &kDatabase.value();
 }
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

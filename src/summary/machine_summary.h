@@ -9,14 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "core/status.h"
 #include "model/crossover.h"
 #include "model/gpu_spec.h"
 #include "report/i18n.h"
+#include "summary/report_sources.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::summary {
 
 /// One figure with where it comes from.
 struct Figure {
@@ -24,16 +22,6 @@ struct Figure {
   std::string source;  ///< "measured", "spec", "model"
   bool noisy = false;  ///< measured with a wide spread (p10-p90): read it as a rough figure
   bool known() const { return value.has_value(); }
-};
-
-/// The JSON documents a summary or a report is made from (null where absent).
-struct ReportSources {
-  nlohmann::json bench;    ///< gpuprobe.bench.v1
-  nlohmann::json inspect;  ///< gpuprobe.inspect.v1
-  nlohmann::json doctor;   ///< gpuprobe.doctor.v1
-  nlohmann::json gpu;      ///< the tour's "gpu" object: availability and devices
-  nlohmann::json cpu;      ///< the tour's "cpu" object: identity without measurements
-  std::vector<std::string> origins;  ///< "bench: run.json", "live run", ...
 };
 
 struct MachineSummary {
@@ -84,11 +72,4 @@ struct Problem {
 };
 std::vector<Problem> Problems(const ReportSources& sources);
 
-/// Reads saved documents (`bench --json`, `inspect --json`, `doctor --json` or the tour's
-/// `--json`), each kind at most once. InvalidArgument naming the file for anything else.
-core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& paths);
-
-/// The bench results of `id` on `backend` (in document order).
-std::vector<const nlohmann::json*> ResultsOf(const nlohmann::json& bench, const std::string& id, const std::string& backend);
-
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::summary

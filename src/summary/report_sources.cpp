@@ -1,0 +1,97 @@
+#include "summary/report_sources.h"
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+#include "core/json_input.h"
+
+namespace gpuprobe::summary {
+namespace {
+
+constexpr std::uint64_t kMaxDocumentBytes = 256ull << 20;
+
+core::Status PlaceOnce(bool taken, const std::string& kind, const std::string& path) {
+  if (taken) return core::Status::InvalidArgument(fmt::format("'{}' is a second {} document; give each kind once", path, kind));
+  return core::Status::Ok();
+}
+
+// Inspect, doctor and identity parts are kept as JSON, but each must at least be an object:
+// the summary reads fields from them.
+core::Status PlaceJson(nlohmann::json* slot, const nlohmann::json& doc, const std::string& kind, const std::string& path) {
+  GPUPROBE_RETURN_IF_ERROR(PlaceOnce(!slot->is_null(), kind, path));
+  if (!doc.is_object()) return core::Status::ParseError(fmt::format("{}: the {} part must be an object", path, kind));
+  *slot = doc;
+  return core::Status::Ok();
+}
+
+core::Status PlaceBench(ReportSources* src, const nlohmann::json& doc, const std::string& path) {
+  GPUPROBE_RETURN_IF_ERROR(PlaceOnce(src->bench.has_value(), "bench", path));
+  auto bench = bench::BenchDocumentFromJson(doc, path);
+  if (!bench.ok()) return bench.status();
+  src->bench = std::move(bench.value());
+  return core::Status::Ok();
+}
+
+// A bench run alone says which GPU it measured in its "machine.gpus" lines ("GPU 0: NVIDIA
+// H200"); with no identity document that is the GPU of the report.
+nlohmann::json GpuFromBench(const std::optional<bench::BenchDocument>& bench) {
+  bool measured = bench && bench->HasBackend("cuda");
+  nlohmann::json gpu = {{"available", measured}, {"devices", nlohmann::json::array()}};
+  if (!measured) {
+    gpu["reason"] = "no GPU in the saved files";
+    return gpu;
+  }
+  for (const auto& line : bench->gpus) {
+    if (line.rfind("GPU 0: ", 0) == 0) gpu["devices"].push_back({{"name", line.substr(7)}});
+  }
+  if (gpu["devices"].empty()) gpu["devices"].push_back({{"name", "the GPU of the saved run"}});
+  return gpu;
+}
+
+}  // namespace
+
+core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& paths) {
+  ReportSources src;
+  for (const auto& path : paths) {
+    auto text = core::ReadTextFile(path, kMaxDocumentBytes);
+    if (!text.ok()) return text.status();
+    auto parsed = core::ParseJsonInput(*text, path);
+    if (!parsed.ok()) return parsed.status();
+    const nlohmann::json& doc = *parsed;
+    if (!doc.is_object()) {
+      return core::Status::InvalidArgument(fmt::format("'{}' is not a JSON document", path),
+                                           "give a file written by 'gpuprobe bench --json', 'inspect --json', "
+                                           "'doctor --json' or 'gpuprobe --json'");
+    }
+    auto schema_it = doc.find("schema");
+    std::string schema = schema_it != doc.end() && schema_it->is_string() ? schema_it->get<std::string>() : "";
+    if (schema == bench::kBenchSchema) {
+      GPUPROBE_RETURN_IF_ERROR(PlaceBench(&src, doc, path));
+    } else if (schema == "gpuprobe.inspect.v1") {
+      GPUPROBE_RETURN_IF_ERROR(PlaceJson(&src.inspect, doc, "inspect", path));
+    } else if (schema == "gpuprobe.doctor.v1") {
+      GPUPROBE_RETURN_IF_ERROR(PlaceJson(&src.doctor, doc, "doctor", path));
+    } else if (schema == "gpuprobe.tour.v1") {
+      for (const char* part : {"bench", "inspect", "doctor", "gpu", "cpu"}) {
+        auto it = doc.find(part);
+        if (it == doc.end() || it->is_null()) continue;
+        std::string name = part;
+        if (name == "bench") {
+          GPUPROBE_RETURN_IF_ERROR(PlaceBench(&src, *it, path + " (bench)"));
+          continue;
+        }
+        nlohmann::json* slot = name == "inspect" ? &src.inspect : name == "doctor" ? &src.doctor : name == "gpu" ? &src.gpu : &src.cpu;
+        GPUPROBE_RETURN_IF_ERROR(PlaceJson(slot, *it, name, path));
+      }
+    } else {
+      return core::Status::InvalidArgument(
+          fmt::format("'{}' has schema '{}', which a report cannot use", path, schema.empty() ? "(none)" : schema),
+          "accepted: gpuprobe.bench.v1, gpuprobe.inspect.v1, gpuprobe.doctor.v1, gpuprobe.tour.v1");
+    }
+    src.origins.push_back(path);
+  }
+  if (src.gpu.is_null()) src.gpu = GpuFromBench(src.bench);
+  return src;
+}
+
+}  // namespace gpuprobe::summary
