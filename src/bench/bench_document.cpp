@@ -25,7 +25,7 @@ class FieldReader {
 
   std::string String(const char* key, bool required = false) {
     const json* v = Find(key, required);
-    if (v == nullptr) return {};
+    if (v == nullptr || (!required && v->is_null())) return {};
     if (!v->is_string()) return Fail(key, "must be a string"), std::string();
     return v->get<std::string>();
   }
@@ -152,6 +152,7 @@ core::Result<BenchResult> ResultFromJson(const json& j, const std::string& label
   auto value = f.Number("value", 0, kMaxValue, true);
   r.predicted = f.Number("predicted", 0, kMaxValue);
   r.prediction_basis = f.String("prediction_basis");
+  r.prediction_is_anchor = f.String("prediction_kind") == "anchor";
   r.efficiency = f.Number("efficiency", 0, 1e6);
   r.verified = f.Bool("verified");
   r.verification_detail = f.String("verification");
@@ -281,7 +282,10 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
     j["value"] = r.ok() ? json(r.value) : json(nullptr);
     j["predicted"] = OptionalNumber(r.predicted);
     j["prediction_basis"] = r.prediction_basis;
+    j["prediction_kind"] = !r.predicted ? json(nullptr) : json(r.prediction_is_anchor ? "anchor" : "model");
     j["efficiency"] = OptionalNumber(r.efficiency);
+    EfficiencyFlag flag = FlagEfficiency(r);
+    j["efficiency_flag"] = flag == EfficiencyFlag::kNone ? json(nullptr) : json(EfficiencyFlagName(flag));
     j["verified"] = r.verified;
     j["verification"] = r.verification_detail;
     j["checksum"] = r.checksum;

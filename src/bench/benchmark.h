@@ -92,6 +92,9 @@ struct EarlierResult {
 struct Prediction {
   std::optional<double> value;  ///< in the metric's unit; empty when the model cannot say
   std::string basis;            ///< the formula or reason, one line
+  /// The value is a comparison point measured in this run (an OpenMP region, a library
+  /// called directly), not the model: beating it is a result, not a model error.
+  bool anchor = false;
 };
 
 struct PredictionContext {

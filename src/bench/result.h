@@ -21,6 +21,7 @@ struct BenchResult {
   double value = 0;                    ///< in MetricUnit(metric)
   std::optional<double> predicted;     ///< same unit
   std::string prediction_basis;
+  bool prediction_is_anchor = false;   ///< predicted by a comparison point measured in this run
   /// measured / predicted for rates; predicted / measured for latency (1 = as predicted).
   std::optional<double> efficiency;
   bool verified = false;
@@ -41,5 +42,19 @@ struct BenchResult {
 double MetricValue(Metric metric, const Work& work, double seconds);
 /// Efficiency as defined on BenchResult; empty without a positive prediction and value.
 std::optional<double> Efficiency(Metric metric, double value, std::optional<double> predicted);
+
+/// Above this efficiency a result beat its prediction by more than measurement noise.
+inline constexpr double kAbovePredictionEfficiency = 1.05;
+
+enum class EfficiencyFlag {
+  kNone,
+  kAboveModel,        ///< measured > 105% of the model: the model is wrong here (said beside it)
+  kFasterThanAnchor,  ///< faster than the comparison point measured in this run
+};
+
+/// The flag a result's efficiency calls for.
+EfficiencyFlag FlagEfficiency(const BenchResult& result);
+/// "above_model", "faster_than_anchor" or "" (the JSON and the texts' key).
+const char* EfficiencyFlagName(EfficiencyFlag flag);
 
 }  // namespace gpuprobe::bench

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "bench/statistics.h"
 
 namespace gpuprobe::bench {
@@ -13,22 +15,6 @@ double SteadyNow() {
 }
 
 }  // namespace
-
-double MetricValue(Metric metric, const Work& work, double seconds) {
-  if (seconds <= 0) return 0;
-  switch (metric) {
-    case Metric::kBandwidth: return work.Bytes() / seconds;
-    case Metric::kFlops: return work.flops / seconds;
-    case Metric::kOps: return work.ops / seconds;
-    case Metric::kLatency: return work.items > 0 ? seconds / work.items : 0;
-  }
-  return 0;
-}
-
-std::optional<double> Efficiency(Metric metric, double value, std::optional<double> predicted) {
-  if (!predicted || *predicted <= 0 || value <= 0) return std::nullopt;
-  return metric == Metric::kLatency ? *predicted / value : value / *predicted;
-}
 
 RunnerOptions QuickRunnerOptions() {
   RunnerOptions o;
@@ -110,6 +96,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
     Prediction prediction = benchmark.Predict(prediction_context, c);
     r.predicted = prediction.value;
     r.prediction_basis = prediction.basis;
+    r.prediction_is_anchor = prediction.anchor;
 
     auto instance = benchmark.Prepare(context, c);
     if (!instance.ok()) {
@@ -133,8 +120,13 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
     DeviceSample sample = context.Sample();
     if (!sample.note.empty()) r.note += (r.note.empty() ? "" : "; ") + sample.note;
     r.throttled = sample.throttled;
-    if (r.clock_hz > 0) {
-      // Predict again at the clock this case actually ran at (turbo and throttling included).
+    if (r.clock_hz > 0 && context.BackendName() == "cpu") {
+      // The CPU's peak is one figure for the whole run (model::CpuPeakOf at the clock measured
+      // once, up front), so every verb states the same one; the clock this case ran at is
+      // reported beside it, not used for a second peak.
+      r.note += fmt::format("{}clock during the case {:.0f} MHz", r.note.empty() ? "" : "; ", r.clock_hz / 1e6);
+    } else if (r.clock_hz > 0) {
+      // A GPU case: predict again at the SM clock it actually ran at (throttling included).
       model::CpuSpec at_clock = cpu;
       at_clock.measured_clock_hz = r.clock_hz;
       Prediction again = benchmark.Predict(PredictionContext{at_clock, *earlier, &context}, c);

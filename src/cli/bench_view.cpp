@@ -133,8 +133,15 @@ std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
                    fmt::arg("max", cpu.max_clock_hz > 0 ? fmt::format("{:.0f} MHz", cpu.max_clock_hz / 1e6) : t.Get("common.unknown")),
                    fmt::arg("load", cpu.measured_clock_hz > 0 ? fmt::format("{:.0f} MHz", cpu.measured_clock_hz / 1e6) : t.Get("common.unknown")))});
   for (const char* dtype : {"fp64", "fp32"}) {
-    auto peak = model::CpuPeakFlops(cpu, dtype, cpu.physical_cores);
-    table.AddRow({Tr(t, "bench.cpu.peak", fmt::arg("dtype", dtype)), peak ? core::FormatFlops(*peak) : t.Get("common.unknown")});
+    model::CpuPeak peak = model::CpuPeakOf(cpu, dtype, cpu.physical_cores);
+    std::string value = !peak.flops ? t.Get("common.unknown")
+                                    : Tr(t, "bench.cpu.peak_value", fmt::arg("value", core::FormatFlops(*peak.flops)),
+                                         fmt::arg("cores", peak.cores), fmt::arg("pipes", peak.pipes.fma_pipes),
+                                         fmt::arg("lanes", fmt::format("{:g}", peak.lanes)),
+                                         fmt::arg("mhz", fmt::format("{:.0f}", peak.clock_hz / 1e6)),
+                                         fmt::arg("clock_basis", t.Get(peak.clock_measured ? "bench.cpu.clock_basis.measured"
+                                                                                           : "bench.cpu.clock_basis.spec")));
+    table.AddRow({Tr(t, "bench.cpu.peak", fmt::arg("dtype", dtype)), value});
   }
   table.AddRow({t.Get("bench.cpu.dram"), cpu.dram_bandwidth_bytes_per_s
                                              ? fmt::format("{} ({})", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s), cpu.dram_basis)
@@ -161,6 +168,7 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
     table.SetAlign(4, report::Align::kRight);
     table.SetAlign(5, report::Align::kRight);
     std::vector<std::string> takeaways;
+    std::vector<std::string> flagged;
     std::vector<std::string> ids_done;
     for (const auto& r : report.results) {
       if (r.claim != claim) continue;
@@ -168,8 +176,16 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
                           : r.verified ? t.Get("bench.check.ok") : t.Get("bench.check.wrong");
       if (r.ok() && r.stats.noisy) check += " " + t.Get("bench.check.noisy");
       if (r.ok() && r.throttled) check += " " + t.Get("bench.check.throttled");
+      std::string efficiency = Percent(r.efficiency);
+      bench::EfficiencyFlag flag = bench::FlagEfficiency(r);
+      if (flag != bench::EfficiencyFlag::kNone) {
+        efficiency += " (" + t.Get(std::string("bench.flag.") + bench::EfficiencyFlagName(flag)) + ")";
+        flagged.push_back(Tr(t, std::string("bench.flag.line.") + bench::EfficiencyFlagName(flag), fmt::arg("id", r.id),
+                             fmt::arg("case", r.case_label), fmt::arg("efficiency", efficiency.substr(0, efficiency.find(' '))),
+                             fmt::arg("basis", r.prediction_basis)));
+      }
       table.AddRow({r.id, r.case_label, r.backend, r.ok() ? FormatMetricValue(r.metric, r.value) : "-",
-                    r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-", Percent(r.efficiency), check});
+                    r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-", efficiency, check});
     }
     // One takeaway per benchmark: its first case, or its last for the thread-scaling one.
     for (const auto& r : report.results) {
@@ -185,6 +201,7 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
     }
     out += table.Render(2);
     for (const auto& takeaway : takeaways) out += "  -> " + takeaway + "\n";
+    for (const auto& line : flagged) out += "  !! " + line + "\n";
     out += "\n";
   }
   int verified = 0, total = 0, skipped = 0;

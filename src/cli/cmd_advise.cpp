@@ -6,8 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/cpu/cpu_facts.h"
 #include "bench/bench_document.h"
+#include "bench/pipeline.h"
+#include "bench/registry.h"
 #include "cli/command.h"
 #include "core/json_input.h"
 #include "summary/spec_data.h"
@@ -132,6 +133,27 @@ double BestResult(const bench::BenchDocument& doc, const std::string& prefix, co
   return best;
 }
 
+// The CPU's streaming bandwidth and FMA rate on all cores, measured now with short cases.
+core::Result<model::CpuCapability> MeasureCpuNow(const std::string& fma_id) {
+  bench::BenchmarkRegistry registry;
+  bench::RegisterCpuBenchmarks(&registry);
+  bench::PipelineRequest request;
+  request.patterns = {"memory.triad", fma_id};
+  request.backend = "cpu";
+  request.clock_probe_seconds = 0.1;
+  request.settings.runner.max_seconds = 0.15;
+  request.settings.runner.min_seconds = 0.05;
+  std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
+  auto doc = bench::RunPipeline(registry, *host, request);
+  if (!doc.ok()) return doc.status();
+  model::CpuCapability cpu;
+  cpu.bandwidth = BestResult(*doc, "memory.triad", "all threads");
+  cpu.flops = BestResult(*doc, fma_id, "all cores");
+  cpu.basis = fmt::format("measured now: triad {}, FMA {} (all cores)", core::FormatBytesPerSecond(cpu.bandwidth),
+                          core::FormatFlops(cpu.flops));
+  return cpu;
+}
+
 core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const model::Workload& w) {
   model::CpuCapability cpu;
   if (!o.cpu_results.empty()) {
@@ -152,16 +174,12 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
     }
     cpu.basis = fmt::format("measured in {}: triad {}, {} {}", o.cpu_results, core::FormatBytesPerSecond(cpu.bandwidth),
                             gemm_like ? "best matmul" : "FMA peak", core::FormatFlops(cpu.flops));
-  } else {
-    model::CpuSpec spec = bench::DetectCpuSpec();
-    auto peak = model::CpuPeakFlops(spec, w.dtype == "fp64" ? "fp64" : "fp32", spec.physical_cores);
-    cpu.flops = peak.value_or(0);
-    cpu.bandwidth = spec.dram_bandwidth_bytes_per_s.value_or(14.2e9 * spec.physical_cores);
-    cpu.basis = fmt::format("this machine's theoretical figures: {} ({} cores at {:.0f} MHz), {}", core::FormatFlops(cpu.flops),
-                            spec.physical_cores, model::PeakClockHz(spec) / 1e6,
-                            spec.dram_bandwidth_bytes_per_s ? "DRAM " + core::FormatBytesPerSecond(cpu.bandwidth)
-                                                            : core::FormatBytesPerSecond(cpu.bandwidth) +
-                                                                  " (14.2 GB/s per core: DRAM speed unknown)");
+  } else if (o.cpu_flops <= 0 || o.cpu_bandwidth <= 0) {
+    // No saved run: measure the two figures now (about a second, through the one bench
+    // pipeline), rather than predict the CPU from a DRAM speed that often cannot be read.
+    auto measured = MeasureCpuNow(w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32");
+    if (!measured.ok()) return measured.status();
+    cpu = *measured;
   }
   if (o.cpu_flops > 0) cpu.flops = o.cpu_flops;
   if (o.cpu_bandwidth > 0) cpu.bandwidth = o.cpu_bandwidth;

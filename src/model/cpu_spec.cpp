@@ -50,13 +50,21 @@ int ElementBits(const std::string& dtype) {
   return 32;
 }
 
-std::optional<double> CpuPeakFlops(const CpuSpec& cpu, const std::string& dtype, int cores) {
-  double clock = PeakClockHz(cpu);
-  if (clock <= 0 || cores <= 0) return std::nullopt;
-  VectorPipes pipes = FmaPipes(cpu);
-  double lanes = static_cast<double>(pipes.width_bits) / ElementBits(dtype);
+CpuPeak CpuPeakOf(const CpuSpec& cpu, const std::string& dtype, int cores) {
+  CpuPeak peak;
+  peak.clock_hz = PeakClockHz(cpu);
+  peak.clock_measured = cpu.measured_clock_hz > 0;
+  peak.cores = cores;
+  peak.pipes = FmaPipes(cpu);
+  peak.lanes = static_cast<double>(peak.pipes.width_bits) / ElementBits(dtype);
+  if (peak.clock_hz <= 0 || cores <= 0) return peak;
   // bf16 dot products (AVX512-BF16 vdpbf16ps) do two multiply-adds per fp32 lane.
-  return cores * pipes.fma_pipes * lanes * 2.0 * clock;
+  peak.flops = cores * peak.pipes.fma_pipes * peak.lanes * 2.0 * peak.clock_hz;
+  return peak;
+}
+
+std::optional<double> CpuPeakFlops(const CpuSpec& cpu, const std::string& dtype, int cores) {
+  return CpuPeakOf(cpu, dtype, cores).flops;
 }
 
 std::uint64_t LastLevelCacheBytes(const CpuSpec& cpu) {

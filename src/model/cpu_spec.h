@@ -54,8 +54,20 @@ double PeakClockHz(const CpuSpec& cpu);
 /// Bits of one element of a data type: "fp64" 64, "fp32" 32, "bf16"/"fp16" 16, "int32" 32.
 int ElementBits(const std::string& dtype);
 
-/// Theoretical FLOP/s (FMA counted as 2) for `dtype` on `cores` cores; empty when the
-/// clock is unknown.
+/// The CPU's theoretical peak: the one figure every verb states (bench's header and its
+/// predictions, the tour, the report, advise), computed here from one clock.
+struct CpuPeak {
+  std::optional<double> flops;  ///< FLOP/s (FMA counted as 2); empty when the clock is unknown
+  double clock_hz = 0;          ///< the clock it used
+  bool clock_measured = false;  ///< true: measured under load on this machine; false: the max clock the OS reports
+  int cores = 0;
+  VectorPipes pipes;
+  double lanes = 0;             ///< elements of the type per FMA pipe
+};
+
+/// cores x FMA pipes x (pipe width / element bits) x 2 x PeakClockHz(cpu).
+CpuPeak CpuPeakOf(const CpuSpec& cpu, const std::string& dtype, int cores);
+/// CpuPeakOf(...).flops.
 std::optional<double> CpuPeakFlops(const CpuSpec& cpu, const std::string& dtype, int cores);
 
 /// The largest cache a working set can live in: L3 total, else L2, else L1.

@@ -10,9 +10,11 @@ namespace {
 
 constexpr double kFp32Bytes = 4;
 
-double CallSeconds(const KernelWork& w, const ProcessorRates& rates) {
-  return rates.fixed_seconds + std::max(w.flops / rates.flops, w.bytes / rates.bandwidth);
+double ComputeSeconds(const KernelWork& w, const ProcessorRates& rates) {
+  return std::max(w.flops / rates.flops, w.bytes / rates.bandwidth);
 }
+
+double CallSeconds(const KernelWork& w, const ProcessorRates& rates) { return rates.fixed_seconds + ComputeSeconds(w, rates); }
 
 double CopySeconds(double bytes, const LinkRates& link) {
   return bytes > 0 ? link.latency_seconds + bytes / link.bandwidth : 0;
@@ -60,20 +62,26 @@ KernelWork WorkOf(CrossoverKernel kernel, double size) {
   return w;
 }
 
-CrossoverPoint TimeAt(CrossoverKernel kernel, double size, const ProcessorRates& cpu, const ProcessorRates& gpu,
+CrossoverPoint TimeAt(CrossoverKernel kernel, double size, const CpuRates& cpu, const ProcessorRates& gpu,
                       const LinkRates& link) {
   KernelWork w = WorkOf(kernel, size);
   CrossoverPoint p;
   p.size = size;
-  p.cpu_seconds = CallSeconds(w, cpu);
-  p.gpu_resident_seconds = CallSeconds(w, gpu);
-  p.gpu_transfer_seconds = p.gpu_resident_seconds + CopySeconds(w.bytes_in, link) + CopySeconds(w.bytes_out, link);
+  double one = CallSeconds(w, cpu.one_thread), all = CallSeconds(w, cpu.all_threads);
+  p.cpu_one_thread = one <= all;
+  p.cpu_seconds = std::min(one, all);
+  p.gpu_launch_seconds = gpu.fixed_seconds;
+  p.gpu_compute_seconds = ComputeSeconds(w, gpu);
+  p.gpu_copy_seconds = CopySeconds(w.bytes_in, link) + CopySeconds(w.bytes_out, link);
+  p.gpu_resident_seconds = p.gpu_launch_seconds + p.gpu_compute_seconds;
+  p.gpu_transfer_seconds = p.gpu_resident_seconds + p.gpu_copy_seconds;
   return p;
 }
 
-core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const ProcessorRates& cpu, const ProcessorRates& gpu,
+core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const CpuRates& cpu, const ProcessorRates& gpu,
                                            const LinkRates& link, double min_size, double max_size, int points) {
-  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu, "CPU"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.one_thread, "CPU (one thread)"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.all_threads, "CPU (all threads)"));
   GPUPROBE_RETURN_IF_ERROR(CheckRates(gpu, "GPU"));
   if (!(link.bandwidth > 0) || !std::isfinite(link.bandwidth) || !Finite(link.latency_seconds)) {
     return core::Status::InvalidArgument("link bandwidth must be positive and finite");
@@ -83,6 +91,8 @@ core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const Process
   }
   CrossoverCurve curve;
   curve.kernel = kernel;
+  curve.link_bandwidth = link.bandwidth;
+  curve.max_size = max_size;
   double step = std::pow(max_size / min_size, 1.0 / (points - 1));
   for (int i = 0; i < points; ++i) {
     double size = i + 1 == points ? max_size : min_size * std::pow(step, i);
@@ -111,15 +121,8 @@ core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const Process
     // Per unit of size at the large end: does copying alone cost more than the CPU's work?
     KernelWork w = WorkOf(kernel, max_size);
     double copy = (w.bytes_in + w.bytes_out) / link.bandwidth;
-    double cpu_work = std::max(w.flops / cpu.flops, w.bytes / cpu.bandwidth);
-    if (copy >= cpu_work) {
-      curve.why_never = fmt::format(
-          "copying the data over the host link ({:.1f} GB/s) takes longer than the CPU needs for the whole job, "
-          "at every size: the work per byte is too small to pay for the trip",
-          link.bandwidth / 1e9);
-    } else {
-      curve.why_never = fmt::format("the GPU's fixed cost per call is not paid back up to size {:.3g}", max_size);
-    }
+    double cpu_work = std::min(ComputeSeconds(w, cpu.one_thread), ComputeSeconds(w, cpu.all_threads));
+    curve.why_never = copy >= cpu_work ? NeverReason::kCopiesCostMore : NeverReason::kFixedCostNotPaid;
   }
   return curve;
 }

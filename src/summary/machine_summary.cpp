@@ -136,7 +136,7 @@ void ApplyMeasured(const Crossing& m, model::CrossoverKernel kernel, std::option
   }
   (*curve)->resident_size = m.resident;
   (*curve)->transfer_size = m.copies;
-  if (!m.copies) (*curve)->why_never = "no measured size was faster on the GPU with the copies included";
+  if (!m.copies) (*curve)->why_never = model::NeverReason::kNoMeasuredWin;
   *flag = true;
 }
 
@@ -176,7 +176,22 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   s.cpu_bandwidth = Measured(bench, "memory.triad", "cpu", "all threads");
   s.cpu_fp32 = Measured(bench, "compute.fma_fp32", "cpu", "all cores");
   std::tie(s.cpu_matmul, s.cpu_matmul_name) = BestMatmul(bench, "cpu");
-  s.cpu_fixed = Measured(bench, "parallel.fork_join", "cpu");
+  s.cpu_bandwidth_one = Measured(bench, "memory.triad", "cpu", "1 thread");
+  s.cpu_fp32_one = Measured(bench, "compute.fma_fp32", "cpu", "1 core");
+  // The pool's own round trip (the OpenMP anchor case has the variant "openmp").
+  if (bench) {
+    for (const BenchResult* r : bench->ResultsOf("parallel.fork_join", "cpu")) {
+      if (r->variant.empty() && Usable(*r)) {
+        s.cpu_fixed = FromResult(*r);
+        break;
+      }
+    }
+    model::CpuPeak peak = model::CpuPeakOf(bench->cpu, "fp32", bench->cpu.physical_cores);
+    if (peak.flops) {
+      s.cpu_fp32_peak = Figure{peak.flops, "model"};
+      s.cpu_peak_clock_basis = peak.clock_measured ? "measured" : "spec";
+    }
+  }
 
   // GPU: measured where the run has GPU results, else the spec sheet and the model.
   s.gpu_bandwidth = Measured(bench, "memory.triad", "cuda");
@@ -211,7 +226,13 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   // Crossovers from these figures: fp32 on both sides, so the matmul uses the GPU's FP32 rate.
   if (s.cpu_bandwidth.known() && s.cpu_fp32.known() && s.gpu_bandwidth.known() && s.gpu_fp32.known() && s.gpu_link.known()) {
     double cpu_fixed = s.cpu_fixed.value.value_or(0);
-    model::ProcessorRates cpu_rates{s.cpu_matmul.known() ? *s.cpu_matmul.value : *s.cpu_fp32.value, *s.cpu_bandwidth.value, cpu_fixed};
+    double all_flops = s.cpu_matmul.known() ? *s.cpu_matmul.value : *s.cpu_fp32.value;
+    // One thread: its measured rates where the run has them; else the all-core rates split
+    // over the cores (an assumption that only matters for tiny jobs, and errs for the GPU).
+    double cores = std::max(1, s.cpu_cores);
+    double one_flops = s.cpu_fp32_one.known() ? all_flops * *s.cpu_fp32_one.value / *s.cpu_fp32.value : all_flops / cores;
+    double one_bandwidth = s.cpu_bandwidth_one.known() ? *s.cpu_bandwidth_one.value : *s.cpu_bandwidth.value / cores;
+    model::CpuRates cpu_rates{{one_flops, one_bandwidth, 0}, {all_flops, *s.cpu_bandwidth.value, cpu_fixed}};
     model::ProcessorRates gpu_rates{*s.gpu_fp32.value, *s.gpu_bandwidth.value, *s.gpu_fixed.value};
     model::LinkRates link{*s.gpu_link.value, model::kCopyLatencySeconds};
     auto triad = model::FindCrossover(model::CrossoverKernel::kVectorTriad, cpu_rates, gpu_rates, link, 1e3, 1e10);

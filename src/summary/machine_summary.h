@@ -42,6 +42,11 @@ struct MachineSummary {
   std::string cpu_matmul_name, gpu_matmul_name;
   Figure gpu_link;                       ///< bytes/s per direction, pinned copies
   Figure cpu_fixed, gpu_fixed;           ///< seconds: fork-join / launch round trip
+  Figure cpu_bandwidth_one, cpu_fp32_one;  ///< one thread / one core: what a small job gets
+  /// The CPU's theoretical FP32 peak (model::CpuPeak: one formula, one clock for every verb);
+  /// source "model", with the clock it used in cpu_peak_clock_basis.
+  Figure cpu_fp32_peak;
+  std::string cpu_peak_clock_basis;      ///< "measured" (under load in this run) or "spec" (max clock)
   std::optional<model::CrossoverCurve> triad_crossover, matmul_crossover;
   /// The crossover sizes come from crossover.* results (CPU and GPU timed at the same sizes)
   /// rather than from the model; the curves' points stay the model's.

@@ -224,6 +224,20 @@ report::HtmlChart Ladder(const ReportSources& src, const MachineSummary& s, cons
   return Chart(t, "ladder", report::RenderBarChart(b), t.Get("report.ladder.lesson"), t.Get("report.ladder.note"));
 }
 
+std::string NeverText(const model::CrossoverCurve& curve, const report::Texts& t) {
+  switch (curve.why_never) {
+    case model::NeverReason::kCopiesCostMore:
+      return Tr(t, "report.crossover.never.copies", fmt::arg("link", Rate(curve.link_bandwidth)));
+    case model::NeverReason::kFixedCostNotPaid:
+      return Tr(t, "report.crossover.never.fixed", fmt::arg("size", Count(curve.max_size)));
+    case model::NeverReason::kNoMeasuredWin:
+      return t.Get("report.crossover.why_never_measured");
+    case model::NeverReason::kNone:
+      break;
+  }
+  return "-";
+}
+
 report::HtmlChart Crossover(const ReportSources& src, const std::optional<model::CrossoverCurve>& curve, const MachineSummary& s,
                             bool matmul, const report::Texts& t) {
   report::XyChart c;
@@ -255,7 +269,7 @@ report::HtmlChart Crossover(const ReportSources& src, const std::optional<model:
     lesson = curve->transfer_size
                  ? Tr(t, "report.crossover.lesson_wins", fmt::arg("size", size_text(curve->transfer_size)),
                       fmt::arg("resident", size_text(curve->resident_size)))
-                 : Tr(t, "report.crossover.lesson_never", fmt::arg("why", curve->why_never),
+                 : Tr(t, "report.crossover.lesson_never", fmt::arg("why", NeverText(*curve, t)),
                       fmt::arg("resident", size_text(curve->resident_size)));
     bool measured = matmul ? s.matmul_crossover_measured : s.triad_crossover_measured;
     note = Tr(t, "report.crossover.note",

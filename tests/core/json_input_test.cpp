@@ -39,6 +39,12 @@ TEST(JsonInputTest, SyntaxErrorNamesFileLineAndColumn) {
       << parsed.status().message();
 }
 
+TEST(JsonInputTest, ANumberBeyondADoubleIsAnErrorNotAnException) {
+  auto parsed = ParseJsonInput("{\"hidden_size\": 1e999}", "config.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("config.json"), std::string::npos);
+}
+
 TEST(JsonInputTest, LineAndColumnCountFromOne) {
   EXPECT_EQ(LineAndColumn("ab\ncd", 0), std::make_pair(1, 1));
   EXPECT_EQ(LineAndColumn("ab\ncd", 4), std::make_pair(2, 2));

@@ -21,9 +21,6 @@ namespace {
 using kernels::StreamOp;
 
 constexpr double kScalar = 0.4;
-// One core keeps about 20 cache-line fills in flight; at ~90 ns per DRAM access that is
-// 20 x 64 B / 90 ns = 14 GB/s (Little's law).
-constexpr double kSingleCoreDramBytesPerSecond = 20 * 64 / 90e-9;
 
 std::uint64_t DefaultArrayBytes(const model::CpuSpec& cpu) {
   std::uint64_t llc = model::LastLevelCacheBytes(cpu);
@@ -33,17 +30,17 @@ std::uint64_t DefaultArrayBytes(const model::CpuSpec& cpu) {
   return bytes;
 }
 
+// The DRAM peak from the memory's configured speed (channels x MT/s x 8 B). Without it there
+// is no prediction: a per-core rule of thumb (Little's law with a guessed latency) was wrong
+// by 2-3x on real machines, and a wrong prediction is worse than none.
 Prediction DramPrediction(const model::CpuSpec& cpu, int threads) {
   Prediction p;
-  double little = kSingleCoreDramBytesPerSecond * std::min(threads, cpu.physical_cores);
   if (cpu.dram_bandwidth_bytes_per_s) {
-    p.value = std::min(*cpu.dram_bandwidth_bytes_per_s, little);
-    p.basis = fmt::format("min(DRAM peak {} ({}), {} thread(s) x 14.2 GB/s that one core keeps in flight)",
-                          core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s), cpu.dram_basis, threads);
+    p.value = *cpu.dram_bandwidth_bytes_per_s;
+    p.basis = fmt::format("DRAM peak {} ({}); {} of {} core(s) streaming", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s),
+                          cpu.dram_basis, std::min(threads, cpu.physical_cores), cpu.physical_cores);
   } else {
-    p.value = little;
-    p.basis = fmt::format("{} thread(s) x 14.2 GB/s (Little's law: ~20 line fills of 64 B per core, 90 ns each); "
-                          "DRAM peak {}", threads, cpu.dram_basis);
+    p.basis = "no prediction: the DRAM peak is " + cpu.dram_basis;
   }
   return p;
 }

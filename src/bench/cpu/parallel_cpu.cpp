@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "bench/cpu/cpu_context.h"
+#include "bench/cpu/openmp_anchor.h"
 #include "bench/registry.h"
 
 namespace gpuprobe::bench {
@@ -114,14 +115,23 @@ class ParallelBenchmark : public Benchmark {
 // kernel launch round trip). Regions are batched so one sample is well above clock jitter.
 constexpr int kRegionsPerSample = 200;
 
+// Each worker counts the regions it ran, one counter per 64-byte line (no false sharing):
+// a region a worker missed or ran twice fails verification.
+constexpr size_t kCounterStride = 16;
+
 class ForkJoinInstance : public BenchmarkInstance {
  public:
-  ForkJoinInstance(CpuContext& ctx, int threads)
-      : ctx_(ctx), threads_(threads), counts_(static_cast<size_t>(threads) * kStride, 0) {}
+  ForkJoinInstance(CpuContext& ctx, int threads, bool openmp)
+      : ctx_(ctx), threads_(threads), openmp_(openmp), counts_(static_cast<size_t>(threads) * kCounterStride, 0) {}
   core::Result<double> RunOnce() override {
+    if (openmp_) {
+      auto seconds = TimeOpenMpRegions(threads_, kRegionsPerSample, ctx_.pool().cpu_ids(), &counts_, kCounterStride);
+      if (seconds.ok()) runs_ += kRegionsPerSample;
+      return seconds;
+    }
     auto start = std::chrono::steady_clock::now();
     for (int r = 0; r < kRegionsPerSample; ++r) {
-      ctx_.pool().Run(threads_, [&](int w) { ++counts_[static_cast<size_t>(w) * kStride]; });
+      ctx_.pool().Run(threads_, [&](int w) { ++counts_[static_cast<size_t>(w) * kCounterStride]; });
     }
     auto end = std::chrono::steady_clock::now();
     runs_ += kRegionsPerSample;
@@ -135,46 +145,68 @@ class ForkJoinInstance : public BenchmarkInstance {
     Verification v;
     v.verified = true;
     for (int w = 0; w < threads_; ++w) {
-      if (counts_[static_cast<size_t>(w) * kStride] != runs_) v.verified = false;
+      if (counts_[static_cast<size_t>(w) * kCounterStride] != runs_) v.verified = false;
     }
     v.checksum = static_cast<double>(runs_);
     v.detail = v.verified ? fmt::format("every worker ran all {} regions", runs_) : "a worker missed or repeated a region";
     return v;
   }
+  std::string Note() const override {
+    return openmp_ ? "OpenMP runtime (the anchor)" : fmt::format("gpuprobe's pool: spins {:.0f} us, then parks", ThreadPool::kSpinSeconds * 1e6);
+  }
 
  private:
-  static constexpr size_t kStride = 16;  // one counter per 64-byte line: no false sharing
   CpuContext& ctx_;
   int threads_;
+  bool openmp_;
   std::vector<std::uint64_t> counts_;
   std::uint64_t runs_ = 0;
 };
 
+// Two cases in one run: an OpenMP parallel region first (the anchor users' code meets), then
+// gpuprobe's own pool, predicted by the anchor: efficiency = OpenMP time / pool time.
 class ForkJoinBenchmark : public Benchmark {
  public:
   ForkJoinBenchmark() {
     info_ = MakeBenchmarkInfo("parallel", "fork_join", "Fork-join round trip",
-                              "start an empty task on every worker thread and wait for all (seconds per round trip)",
+                              "start an empty task on every worker thread and wait for all (seconds per round trip); "
+                              "gpuprobe's pool against an OpenMP region",
                               "starting parallel work has a fixed cost (the CPU's launch round trip); small jobs "
                               "never pay it back",
                               Metric::kLatency);
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& ctx, const model::CpuSpec&, bool, std::uint64_t) const override {
-    return {{fmt::format("{} threads", ctx.Threads()), kRegionsPerSample, ctx.Threads(), 0, ""}};
+    return {{fmt::format("{} threads, OpenMP", ctx.Threads()), kRegionsPerSample, ctx.Threads(), 0, "openmp"},
+            {fmt::format("{} threads", ctx.Threads()), kRegionsPerSample, ctx.Threads(), 0, ""}};
+  }
+  Availability Check(const BackendContext&, const BenchCase& c) const override {
+    if (c.variant == "openmp" && !OpenMpAvailable()) return Availability::No("this gpuprobe was built without OpenMP");
+    return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     w.items = static_cast<double>(c.size);
     return w;
   }
-  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+  Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    p.basis = "set by the OS waking each worker: no spec figure predicts it; compare it with a GPU launch round trip";
+    if (c.variant == "openmp") {
+      p.basis = "the anchor: an empty OpenMP parallel region of the same threads; no spec figure predicts a wake-up";
+      return p;
+    }
+    const EarlierResult* anchor = pc.Find(info_.id, "cpu", c.label + ", OpenMP");
+    if (anchor != nullptr && anchor->value > 0) {
+      p.value = anchor->value;
+      p.anchor = true;
+      p.basis = "as fast as the OpenMP region measured just before (efficiency = OpenMP time / pool time)";
+    } else {
+      p.basis = "no OpenMP anchor in this run: compare with a GPU launch round trip";
+    }
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& ctx, const BenchCase& c) const override {
-    return std::unique_ptr<BenchmarkInstance>(new ForkJoinInstance(static_cast<CpuContext&>(ctx), c.threads));
+    return std::unique_ptr<BenchmarkInstance>(new ForkJoinInstance(static_cast<CpuContext&>(ctx), c.threads, c.variant == "openmp"));
   }
 
  private:
