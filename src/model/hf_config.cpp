@@ -169,8 +169,9 @@ core::Status ValidateShape(const ModelShape& s, const std::string& label) {
   }
   if (!std::isfinite(estimate) || estimate > kMaxParams) {
     return Status::InvalidArgument(fmt::format(
-        "{}: these dimensions describe about {:.3g} parameters, beyond any real model (limit {:.0e})", label,
-        estimate, kMaxParams));
+        "{}: these dimensions describe about {:.3g} parameters, beyond any real model (limit {:.0e}): hidden_size {} x "
+        "num_hidden_layers {} x intermediate_size {} x experts {}, vocab_size {}", label, estimate, kMaxParams,
+        s.hidden_size, s.num_layers, s.intermediate_size, std::max<std::int64_t>(s.num_experts, 1), s.vocab_size));
   }
   return Status::Ok();
 }

@@ -183,9 +183,9 @@ Result<ModelShape> FinishDecoder(const ConfigReader& r, ModelShape s, const Vari
   // A shape that ValidateShape will refuse must not be built: checking first keeps the
   // per-layer list from being sized by a hostile layer count times a hostile width.
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: {} KV heads cannot serve {} attention heads (query heads must be a multiple of KV heads)", r.label(),
-        s.num_kv_heads, s.num_heads));
+    return r.Error("num_key_value_heads",
+                   fmt::format("({} KV heads) cannot serve {} attention heads (query heads must be a multiple of KV heads)",
+                               s.num_kv_heads, s.num_heads));
   }
   BuildUniformLayers(s);
   if (v.qk_norm == QkNorm::kFullWidth) {
