@@ -47,7 +47,9 @@ bool QuantizedDtype(const std::string& dtype) {
 
 void Compare(CheckpointSummary& c, const model::ModelShape& shape) {
   for (const auto& [dtype, totals] : c.serving.by_dtype) c.quantized = c.quantized || QuantizedDtype(dtype);
-  if (c.quantized || c.serving.tensors == 0) return;
+  // GGUF tensor infos give logical element counts even for quantised types; safetensors
+  // stores packed integers, whose element counts are not parameters.
+  if ((c.quantized && c.format != "gguf") || c.serving.tensors == 0) return;
   model::ParamCount p = model::CountParameters(shape);
   c.matches_recipe = static_cast<std::int64_t>(c.serving.elements) == p.total &&
                      (c.mtp_elements == 0 || static_cast<std::int64_t>(c.mtp_elements) == p.mtp);

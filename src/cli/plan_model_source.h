@@ -23,8 +23,8 @@ struct CheckpointSummary {
   model::TensorTotals serving;        ///< without stored buffers and MTP layers: what serving loads
   std::int64_t buffers = 0;           ///< buffer tensors (rotary inv_freq, causal masks) left out
   double mtp_elements = 0;            ///< elements of layers past num_hidden_layers (DeepSeek MTP)
-  bool quantized = false;             ///< packed or 8-bit tensors: stored elements are not parameters
-  std::optional<bool> matches_recipe; ///< unquantized: stored parameters == the recipe's count
+  bool quantized = false;             ///< packed or 8-bit tensors (safetensors: elements are not parameters)
+  std::optional<bool> matches_recipe; ///< stored parameters == the recipe's count (unset when not comparable)
 };
 
 struct ModelSource {
