@@ -137,10 +137,9 @@ INSTANTIATE_TEST_SUITE_P(
         Card{"deepseek-ai--deepseek-v2-lite-chat.config.json", 15.7e9, 0.1e9, 2.4e9, 0.1e9, true, 31104},
         // 1.3B / 400M: 2 x 24 x 8 x 64 x 2 = 49,152.
         Card{"ibm-granite--granite-3.1-1b-a400m-instruct.config.json", 1.3e9, 0.1e9, 400e6, 100e6, false, 49152},
-        // Phi-tiny-MoE "3.8B total": 3,755,220,288. Its card's "1.1B activated" cannot be reached
-        // from the config's shapes (we count 1,288,969,536; 1,025, ... without embeddings), so
-        // only the total is compared. 2 x 32 x 4 x 128 x 2 = 65,536.
-        Card{"microsoft--phi-tiny-moe-instruct.config.json", 3.8e9, 0.1e9, 0, 0, false, 65536},
+        // Phi-tiny-MoE "3.8B total, 1.1B activated": 3,755,220,288; active without the input
+        // embedding 1,157,635,392 (1,288,969,536 with it). 2 x 32 x 4 x 128 x 2 = 65,536.
+        Card{"microsoft--phi-tiny-moe-instruct.config.json", 3.8e9, 0.1e9, 1.1e9, 0.1e9, true, 65536},
         // Qwen2.5-7B "7.61B": 2 x 28 x 4 x 128 x 2 = 57,344.
         Card{"qwen--qwen2.5-7b.config.json", 7.61e9, 0.01e9, 0, 0, false, 57344}));
 
@@ -297,6 +296,32 @@ TEST(Families, QuantizationConfigsGiveBytesPerWeight) {
   EXPECT_EQ(mlx.quant->method, "mlx");
   EXPECT_TRUE(mlx.quant->embeddings_quantized);
   EXPECT_DOUBLE_EQ(mlx.quant->bits, 3);
+}
+
+TEST(Families, QuantizationConfigKindsAreRead) {
+  auto quant = [](const std::string& q) {
+    std::string config = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+      "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10, "quantization_config": )" + q + "}";
+    auto shape = ParseHfConfig(config, "q.json");
+    EXPECT_TRUE(shape.ok()) << shape.status().ToString();
+    return shape.ok() && shape->quant ? *shape->quant : WeightQuant{};
+  };
+  // AutoAWQ: w_bit 4, q_group_size 128, fp16 scale + 4-bit zero per group.
+  WeightQuant awq = quant(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})");
+  EXPECT_DOUBLE_EQ(awq.BytesPerWeight(), (4 + 20.0 / 128) / 8);
+  // compressed-tensors, symmetric int4 groups of 32 (no zero point): 4 + 16 / 32 bits.
+  WeightQuant ct = quant(R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups":
+    {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group",
+    "group_size": 32, "symmetric": true}}}})");
+  EXPECT_DOUBLE_EQ(ct.BytesPerWeight(), (4 + 16.0 / 32) / 8);
+  WeightQuant int8 = quant(R"({"quant_method": "bitsandbytes", "load_in_8bit": true})");
+  EXPECT_DOUBLE_EQ(int8.BytesPerWeight(), 1.0);
+  WeightQuant nf4dq = quant(R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_use_double_quant": true})");
+  EXPECT_DOUBLE_EQ(nf4dq.BytesPerWeight(), 4.127 / 8);
+  WeightQuant fp8 = quant(R"({"quant_method": "fp8", "activation_scheme": "dynamic"})");
+  EXPECT_DOUBLE_EQ(fp8.BytesPerWeight(), 1.0);
+  WeightQuant unknown = quant(R"({"quant_method": "hqq", "nbits": 4})");
+  EXPECT_EQ(unknown.method, "unknown:hqq") << "said, not guessed";
 }
 
 TEST(Families, EveryTableEntryHasARecipeThatRuns) {
