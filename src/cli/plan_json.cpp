@@ -89,6 +89,7 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
 
   const auto& j = r.job;
   doc["job"] = {{"mode", model::JobModeName(j.mode)}, {"weight_dtype", model::DTypeName(j.weight_dtype)},
+                {"weight_storage", WeightStorage(j)},
                 {"kv_dtype", model::DTypeName(j.kv_dtype)}, {"batch", j.batch}, {"seq", j.seq},
                 {"optimizer", model::OptimizerName(j.optimizer)}, {"lora_rank", j.lora_rank},
                 {"lora_targets", j.lora_all_linears ? "all" : "attention"}, {"tensor_parallel", j.tensor_parallel},

@@ -23,6 +23,13 @@ std::string RateLine(const report::Texts& t, const model::RateEstimate& r) {
 
 }  // namespace
 
+std::string WeightStorage(const model::Job& j) {
+  if (j.mode == model::JobMode::kQlora) return "nf4";
+  if (j.checkpoint_weight_bytes > 0) return "checkpoint";
+  if (j.weight_quant) return j.weight_quant->method;
+  return model::DTypeName(j.weight_dtype);
+}
+
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& p = r.memory.params;
@@ -50,7 +57,10 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
     out += "  " + Tr(t, "plan.quantization", fmt::arg("method", s.quant->method), fmt::arg("detail", s.quant->detail),
                      fmt::arg("bytes", fmt::format("{:.4g}", s.quant->BytesPerWeight()))) + "\n";
   }
-  for (const auto& note : s.notes) out += "  " + t.Get("plan.warning") + ": " + NoteText(t, note) + "\n";
+  for (const auto& note : s.notes) {
+    if (note.id == "mtp_stored") continue;  // the MTP line above says it
+    out += "  " + t.Get("plan.warning") + ": " + NoteText(t, note) + "\n";
+  }
   if (r.checkpoint) {
     const auto& c = *r.checkpoint;
     out += "  " + Tr(t, "plan.checkpoint", fmt::arg("format", c.format), fmt::arg("files", c.files.size()),
@@ -72,7 +82,7 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("gpus", model::GpusOfSplit(j)));
   }
   out += "\n" + Tr(t, "plan.job", fmt::arg("mode", mode),
-                   fmt::arg("dtype", j.mode == model::JobMode::kQlora ? "nf4" : model::DTypeName(j.weight_dtype)),
+                   fmt::arg("dtype", WeightStorage(j) == "checkpoint" ? t.Get("plan.weights_as_stored") : WeightStorage(j)),
                    fmt::arg("kv", model::DTypeName(j.kv_dtype)), fmt::arg("batch", j.batch), fmt::arg("seq", j.seq),
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
 

@@ -40,6 +40,9 @@ struct PlanReport {
 /// The gpuprobe.plan.v1 document (docs/plan.md, 'JSON'); plan_json.cpp. Notes are worded
 /// from `texts` (their ids stay stable).
 nlohmann::json PlanToJson(const PlanReport& report, const report::Texts& texts);
+/// How the weights are stored for the plan: "nf4" (QLoRA), "checkpoint" (bytes read from its
+/// headers), the quantisation method of the config, else the dtype name.
+std::string WeightStorage(const model::Job& job);
 /// One note in the user's language ("plan.note.<id>" with {detail}).
 std::string NoteText(const report::Texts& texts, const model::ShapeNote& note);
 std::string RenderPlan(const PlanReport& report, const report::Texts& texts);

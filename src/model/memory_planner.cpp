@@ -280,7 +280,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     MemoryComponent c;
     c.id = "kv_cache";
     c.name = "KV cache";
-    double per_token = KvBytesPerToken(shape, e_kv, job.tensor_parallel);
+    double per_token = KvBytesPerToken(shape, e_kv, job.tensor_parallel) / gpus_for_kv;
     c.bytes = KvCacheBytes(shape, e_kv, e_kv, job.seq, job.batch, job.tensor_parallel) / gpus_for_kv;
     std::int64_t full = 0, sliding = 0, mla = 0, ssm = 0;
     for (const LayerShape& l : shape.layers) {
@@ -305,8 +305,9 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
                             layers.empty() ? "" : "; ", shape.layers.front().latent_dim, mla);
     }
     if (ssm > 0) layers += fmt::format("{}{} SSM layers hold a fixed state per sequence", layers.empty() ? "" : "; ", ssm);
-    c.formula = fmt::format("{}; x {} B ({}) = {} per token; x {} tokens x batch {}{}", layers, e_kv,
-                            DTypeName(job.kv_dtype), Bytes(per_token), job.seq, job.batch, per_gpu);
+    c.formula = fmt::format("{}; x {} B ({}) = {} per token{}; x {} tokens x batch {}", layers, e_kv,
+                            DTypeName(job.kv_dtype), Bytes(per_token), gpus_for_kv > 1 ? " per GPU" : "", job.seq,
+                            job.batch);
     c.source = "KV = 2 L k d s b e per attention layer, windows capped, MLA latent replicated per TP rank, as vLLM sizes it "
                "(docs/plan.md, 'KV cache')";
     plan.components.push_back(c);
