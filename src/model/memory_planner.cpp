@@ -19,8 +19,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kOverheadBytes = 1.0 * kGiB;
 constexpr double kOverheadLowBytes = 0.5 * kGiB;
 constexpr double kOverheadHighBytes = 2.0 * kGiB;
-// vLLM's non-torch memory doubles at TP=2 (1.79 -> 3.58 GiB): NCCL buffers and graphs.
-constexpr double kNcclBytes = 1.5 * kGiB;
 
 std::string Num(double value) {
   if (value >= 1e9) return fmt::format("{:.3g}e9", value / 1e9);
@@ -101,107 +99,12 @@ std::vector<LinearShape> AdaptedLinears(const ModelShape& s, bool all_linears) {
 
 }  // namespace
 
-std::string JobModeName(JobMode mode) {
-  switch (mode) {
-    case JobMode::kInfer: return "infer";
-    case JobMode::kLora: return "lora";
-    case JobMode::kQlora: return "qlora";
-    case JobMode::kFull: return "full";
-  }
-  return "?";
-}
-
-Result<JobMode> ParseJobMode(const std::string& name) {
-  if (name == "infer" || name == "inference") return JobMode::kInfer;
-  if (name == "lora") return JobMode::kLora;
-  if (name == "qlora") return JobMode::kQlora;
-  if (name == "full" || name == "full-ft") return JobMode::kFull;
-  return Status::InvalidArgument("unknown mode '" + name + "' (use infer, lora, qlora or full)");
-}
-
-std::string OptimizerName(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kSgd: return "sgd";
-  }
-  return "?";
-}
-
-Result<Optimizer> ParseOptimizer(const std::string& name) {
-  if (name == "adamw" || name == "adam") return Optimizer::kAdamW;
-  if (name == "adamw-8bit" || name == "adamw8bit" || name == "adam8bit") return Optimizer::kAdamW8bit;
-  if (name == "sgd") return Optimizer::kSgd;
-  return Status::InvalidArgument("unknown optimizer '" + name + "' (use adamw, adamw-8bit or sgd)");
-}
-
 std::int64_t LoraParameterCount(const ModelShape& shape, int rank, bool all_linears) {
   double total = 0;
   for (const auto& linear : AdaptedLinears(shape, all_linears)) {
     total += static_cast<double>(rank) * (linear.in + linear.out) * linear.count;
   }
   return static_cast<std::int64_t>(std::llround(total * static_cast<double>(shape.num_layers)));
-}
-
-Status ValidateJob(const ModelShape& shape, const Job& job) {
-  if (job.batch <= 0) return Status::InvalidArgument(fmt::format("--batch must be positive, got {}", job.batch));
-  if (job.batch > kMaxBatch) {
-    return Status::InvalidArgument(fmt::format("--batch {} is absurd (limit {})", job.batch, kMaxBatch));
-  }
-  if (job.seq <= 0) return Status::InvalidArgument(fmt::format("--seq must be positive, got {}", job.seq));
-  if (job.seq > kMaxSeq) {
-    return Status::InvalidArgument(fmt::format("--seq {} tokens is absurd (limit {} tokens)", job.seq, kMaxSeq));
-  }
-  if (job.tensor_parallel <= 0 || job.tensor_parallel > 1024) {
-    return Status::InvalidArgument(fmt::format("--tp must be between 1 and 1024, got {}", job.tensor_parallel));
-  }
-  if (job.tensor_parallel > 1 && shape.num_heads % job.tensor_parallel != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "--tp {} does not divide the {} attention heads (tensor parallelism splits heads evenly)",
-        job.tensor_parallel, shape.num_heads));
-  }
-  if (job.pipeline_parallel <= 0 || job.pipeline_parallel > 1024) {
-    return Status::InvalidArgument(fmt::format("--pp must be between 1 and 1024, got {}", job.pipeline_parallel));
-  }
-  if (job.pipeline_parallel > shape.num_layers) {
-    return Status::InvalidArgument(fmt::format("--pp {} is more pipeline stages than the model's {} layers",
-                                               job.pipeline_parallel, shape.num_layers));
-  }
-  if (job.expert_parallel < 0 || job.expert_parallel > 65536) {
-    return Status::InvalidArgument(fmt::format("--ep must be between 1 and 65536, got {}", job.expert_parallel));
-  }
-  if (job.expert_parallel > 0) {
-    if (shape.num_experts == 0) {
-      return Status::InvalidArgument("--ep splits the experts of a mixture-of-experts model; this model has none");
-    }
-    if (shape.num_experts % job.expert_parallel != 0) {
-      return Status::InvalidArgument(fmt::format("--ep {} does not divide the {} experts (each GPU holds whole experts)",
-                                                 job.expert_parallel, shape.num_experts));
-    }
-    if (job.expert_parallel % job.tensor_parallel != 0) {
-      return Status::InvalidArgument(fmt::format(
-          "--ep {} must be a multiple of --tp {} (expert parallelism spans the tensor-parallel x data-parallel GPUs)",
-          job.expert_parallel, job.tensor_parallel));
-    }
-  }
-  if (job.shared_prefix < 0 || job.shared_prefix >= job.seq) {
-    if (job.shared_prefix != 0) {
-      return Status::InvalidArgument(fmt::format("--shared-prefix {} must be below --seq {}", job.shared_prefix, job.seq));
-    }
-  }
-  if (job.mode == JobMode::kLora || job.mode == JobMode::kQlora) {
-    if (job.lora_rank <= 0 || job.lora_rank > 65536) {
-      return Status::InvalidArgument(fmt::format("--lora-rank must be between 1 and 65536, got {}", job.lora_rank));
-    }
-  }
-  if (job.mode == JobMode::kFull && !IsFloat16Or32(job.weight_dtype)) {
-    return Status::InvalidArgument("full fine-tuning needs fp32, fp16 or bf16 weights, not " +
-                                   DTypeName(job.weight_dtype), "use --mode qlora to train on 4-bit weights");
-  }
-  if (!(job.headroom > 0 && job.headroom <= 1)) {
-    return Status::InvalidArgument(fmt::format("--headroom must be in (0, 1], got {}", job.headroom));
-  }
-  return Status::Ok();
 }
 
 Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
@@ -423,14 +326,14 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     c.id = "overhead";
     c.name = "CUDA context and workspaces";
     const bool split_job = GpusOfSplit(job) > 1;
-    c.bytes = kOverheadBytes + (split_job ? kNcclBytes : 0);
+    c.bytes = kOverheadBytes + (split_job ? kNcclBufferBytes : 0);
     c.formula = fmt::format("{} per GPU (stated range {} to {}){}", Bytes(kOverheadBytes), Bytes(kOverheadLowBytes),
                             Bytes(kOverheadHighBytes),
-                            split_job ? fmt::format(" + {} of NCCL buffers", Bytes(kNcclBytes)) : "");
+                            split_job ? fmt::format(" + {} of NCCL buffers", Bytes(kNcclBufferBytes)) : "");
     c.source = "docs/plan.md, 'Overhead': HF measured 1.3 GB; vLLM non-torch 0.12-1.79 GiB, 3.58 GiB per GPU at TP=2";
     plan.overhead_bytes = c.bytes;
     plan.overhead_low_bytes = kOverheadLowBytes;
-    plan.overhead_high_bytes = kOverheadHighBytes + (split_job ? kNcclBytes : 0);
+    plan.overhead_high_bytes = kOverheadHighBytes + (split_job ? kNcclBufferBytes : 0);
     plan.components.push_back(c);
   }
 
@@ -441,80 +344,6 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
                             "more than it allocates, often by hundreds of MiB) and CUDA graphs (1-3 GiB in vLLM).",
                             names);
   return plan;
-}
-
-FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes) {
-  FitResult fit;
-  fit.usable_bytes = usable_bytes * job.headroom;
-  fit.fits = plan.total_bytes <= fit.usable_bytes;
-  fit.free_after_bytes = fit.usable_bytes - plan.total_bytes;
-  if (GpusOfSplit(job) > 1) {
-    // The plan is already per GPU of a split over max(tp, ep) x pp GPUs.
-    fit.gpus_needed = fit.fits ? GpusOfSplit(job) : 0;
-    return fit;
-  }
-  if (fit.fits) {
-    fit.gpus_needed = 1;
-    return fit;
-  }
-  // Split evenly over n GPUs: the model part divides, the overhead (plus NCCL) repeats.
-  double shared = plan.total_bytes - plan.overhead_bytes;
-  double per_gpu_room = fit.usable_bytes - plan.overhead_bytes - kNcclBytes;
-  if (per_gpu_room <= 0) return fit;
-  double n = std::ceil(shared / per_gpu_room);
-  fit.gpus_needed = n > 1e6 ? 0 : static_cast<int>(n);
-  return fit;
-}
-
-ServingCapacity PlanServing(const ModelShape& shape, const Job& job, const MemoryPlan& plan, double usable_bytes) {
-  ServingCapacity out;
-  if (IsTraining(job.mode)) return out;
-  double kv = 0;
-  for (const auto& c : plan.components) {
-    if (c.id == "kv_cache") kv = c.bytes;
-  }
-  out.kv_budget_bytes = usable_bytes * job.headroom - (plan.total_bytes - kv);
-  out.kv_bytes_per_sequence = plan.kv_bytes_per_sequence;
-  if (out.kv_budget_bytes <= 0 || out.kv_bytes_per_sequence <= 0) return out;
-  out.concurrency = out.kv_budget_bytes / out.kv_bytes_per_sequence;
-  out.max_sequences = static_cast<std::int64_t>(std::floor(out.concurrency));
-  if (job.shared_prefix > 0) {
-    // The prefix's blocks are held once (vLLM automatic prefix caching shares full blocks):
-    // whole blocks of the prefix are shared, the rest of each sequence is its own.
-    const double gpus = static_cast<double>(job.tensor_parallel) * job.pipeline_parallel;
-    const double e = BytesPerElement(job.kv_dtype);
-    std::int64_t shared_tokens = (job.shared_prefix / out.block_tokens) * out.block_tokens;
-    double shared = KvCacheBytes(shape, e, 0, shared_tokens, 1, job.tensor_parallel, out.block_tokens) / gpus;
-    double own = out.kv_bytes_per_sequence - shared;
-    if (own > 0 && out.kv_budget_bytes > shared) {
-      out.max_sequences_shared_prefix = static_cast<std::int64_t>(std::floor((out.kv_budget_bytes - shared) / own));
-    }
-  }
-  return out;
-}
-
-Capacity FindCapacity(const ModelShape& shape, const Job& job, double usable_bytes) {
-  Capacity capacity;
-  auto fits = [&](std::int64_t batch, std::int64_t seq) {
-    Job trial = job;
-    trial.batch = batch;
-    trial.seq = seq;
-    auto plan = PlanMemory(shape, trial);
-    return plan.ok() && plan->total_bytes <= usable_bytes * job.headroom;
-  };
-  // Memory grows monotonically with batch and with sequence, so bisection finds the edge.
-  auto largest = [&](auto&& ok, std::int64_t hi) -> std::int64_t {
-    if (!ok(1)) return 0;
-    std::int64_t lo = 1;
-    while (lo < hi) {
-      std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (ok(mid)) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-  };
-  capacity.max_batch_at_seq = largest([&](std::int64_t v) { return fits(v, job.seq); }, kMaxBatch);
-  capacity.max_seq_at_batch = largest([&](std::int64_t v) { return fits(job.batch, v); }, kMaxSeq);
-  return capacity;
 }
 
 }  // namespace gpuprobe::model

@@ -50,6 +50,10 @@ struct Job {
   double headroom = 0.9;              ///< fraction of usable memory a plan may fill (vLLM: 0.9)
 };
 
+/// NCCL buffers per GPU once a job is split: vLLM's non-torch memory doubles at TP = 2
+/// (1.79 -> 3.58 GiB, docs/plan.md 'Overhead').
+inline constexpr double kNcclBufferBytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+
 /// GPUs a job is split over: max(tp, ep) x pp (EP spans the TP x DP GPUs in vLLM).
 int GpusOfSplit(const Job& job);
 
