@@ -126,8 +126,9 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
   job.pipeline_parallel = o.pp;
   job.expert_parallel = o.ep;
   job.shared_prefix = o.shared_prefix;
-  if (o.dtype.empty()) {
+  if (o.dtype.empty() && job.mode != model::JobMode::kFull) {
     // The checkpoint's own storage: its headers' bytes when read, else its quantisation.
+    // (Full fine-tuning trains 16/32-bit weights, so it plans with the dtype instead.)
     job.weight_quant = report.shape.quant;
     if (report.checkpoint && report.checkpoint->serving.tensors > 0) {
       job.checkpoint_weight_bytes = report.checkpoint->serving.bytes;
