@@ -7,8 +7,8 @@
 
 #include "cli/command.h"
 #include "cli/plan_view.h"
+#include "cli/plan_model_source.h"
 #include "summary/spec_data.h"
-#include "core/file_io.h"
 #include "core/units.h"
 #include "model/hf_config.h"
 #include "model/spec_derivation.h"
@@ -17,29 +17,34 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(The model comes from a Hugging Face config.json (--model) or a parameter count (--params).
-Supported config families: llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, mixtral (and other
-llama-style MoE with num_local_experts), gpt2, bert.
+constexpr const char* kFooter = R"(The model (--model) is a config.json, a checkpoint directory (config.json + safetensors
+headers, read without the weights), a Hub cache snapshot, a .gguf file, or a Hub id: looked up
+in the local Hub cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub), then in the
+built-in catalogue. Or give a parameter count (--params). 43 model types have exact recipes
+(llama, qwen2/3 and their MoE, deepseek_v2/v3, gemma 1-3, phi, falcon, mamba, jamba, ...);
+another model_type with llama-like fields is planned as a generic decoder, with a warning.
 
 Examples:
   gpuprobe plan --params 8B                        fit table for an 8B model over every GPU
+  gpuprobe plan --model Qwen/Qwen3-30B-A3B --gpu h200 --seq 32768
+                                                   MoE: total vs active, max concurrency
+  gpuprobe plan --model deepseek-ai/DeepSeek-V3-Base --gpu h200 --tp 8 --kv-dtype fp8
+  gpuprobe plan --model ~/models/llama-3.1-8b/     exact bytes from the safetensors headers
+  gpuprobe plan --model ./model-Q4_K_M.gguf --gpu 4090
   gpuprobe plan --params 70B --gpu h200 --tp 2     split over two H200s, with speed bounds
-  gpuprobe plan --model ./config.json --gpu 4090   exact parameter count from the config
   gpuprobe plan --model ./config.json --mode qlora --seq 2048 --batch 2
-  gpuprobe plan --params 7B --mode full --optimizer adamw-8bit --checkpointing
+  gpuprobe plan --model mixtral-8x7b-v0.1 --gpu h100 --tp 2 --ep 2 --pp 1
   gpuprobe plan --params 13B --dtype int4 --kv-dtype fp8 --seq 32768 --json
 
 Exit status: 0 ok; 1 when --gpu is given and the job does not fit on it; 2 bad input.)";
-
-// A config.json is a few KiB; anything this large is not one.
-constexpr std::uint64_t kMaxConfigBytes = 16 << 20;
 
 struct PlanOptions {
   std::string model_path, params, gpu;
   std::optional<std::int64_t> layers, hidden, heads, kv_heads, vocab, intermediate;
   std::string mode = "infer", dtype, kv_dtype, optimizer = "adamw", lora_targets = "all";
   std::int64_t batch = 1, seq = 4096;
-  int lora_rank = 16, tp = 1;
+  int lora_rank = 16, tp = 1, pp = 1, ep = 0;
+  std::int64_t shared_prefix = 0;
   bool checkpointing = false, no_checkpointing = false;
   double headroom = 0.9;
 };
@@ -60,12 +65,13 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
                                          "gpuprobe plan --params 8B, or gpuprobe plan --model ./config.json");
   }
   if (!o.model_path.empty()) {
-    auto text = core::ReadTextFile(o.model_path, kMaxConfigBytes);
-    if (!text.ok()) return text.status();
-    auto shape = model::ParseHfConfig(*text, o.model_path);
-    if (!shape.ok()) return shape.status();
-    report.shape = std::move(shape.value());
-    report.model_label = o.model_path;
+    auto source = ResolveModel(o.model_path);
+    if (!source.ok()) return source.status();
+    report.shape = std::move(source->shape);
+    report.model_label = source->label;
+    report.found_in = source->found_in;
+    report.catalog_source = source->catalog_source;
+    report.checkpoint = std::move(source->checkpoint);
     // Shape flags override the config (e.g. to try a different vocabulary).
     if (o.layers) report.shape.num_layers = *o.layers;
     if (o.hidden) report.shape.hidden_size = *o.hidden;
@@ -75,7 +81,12 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
     if (o.intermediate) report.shape.intermediate_size = *o.intermediate;
     if (o.layers || o.hidden || o.heads || o.kv_heads || o.vocab || o.intermediate) {
       if (o.hidden || o.heads) report.shape.head_dim = report.shape.hidden_size / std::max<std::int64_t>(1, report.shape.num_heads);
+      // The overridden shape is re-derived as a uniform decoder; the checkpoint's bytes no longer apply.
       GPUPROBE_RETURN_IF_ERROR(model::ValidateShape(report.shape, "shape flags"));
+      report.shape.layers.clear();
+      model::BuildUniformLayers(report.shape);
+      report.shape.notes.push_back({"shape_flags", ""});
+      report.checkpoint.reset();
     }
   } else {
     auto count = core::ParseCount(o.params);
@@ -112,6 +123,19 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
   job.seq = o.seq;
   job.lora_rank = o.lora_rank;
   job.tensor_parallel = o.tp;
+  job.pipeline_parallel = o.pp;
+  job.expert_parallel = o.ep;
+  job.shared_prefix = o.shared_prefix;
+  if (o.dtype.empty() && job.mode != model::JobMode::kFull) {
+    // The checkpoint's own storage: its headers' bytes when read, else its quantisation.
+    // (Full fine-tuning trains 16/32-bit weights, so it plans with the dtype instead.)
+    job.weight_quant = report.shape.quant;
+    if (report.checkpoint && report.checkpoint->serving.tensors > 0) {
+      job.checkpoint_weight_bytes = report.checkpoint->serving.bytes;
+      job.checkpoint_weight_note = fmt::format("{} {} file(s), {} tensors", report.checkpoint->files.size(),
+                                               report.checkpoint->format, report.checkpoint->serving.tensors);
+    }
+  }
   job.headroom = o.headroom;
   // QLoRA recipes turn checkpointing on; others leave it off unless asked.
   job.activation_checkpointing = (job.mode == model::JobMode::kQlora || o.checkpointing) && !o.no_checkpointing;
@@ -152,13 +176,14 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
   if (report.gpu != nullptr) {
     model::UsableMemory usable = model::DriverUsableMemory(*report.gpu);
     report.capacity = model::FindCapacity(report.shape, job, usable.bytes);
+    if (job.mode == model::JobMode::kInfer) report.serving = model::PlanServing(report.shape, job, report.memory, usable.bytes);
     auto throughput = model::PredictThroughput(report.shape, report.memory, job, *report.gpu);
     if (throughput.ok()) report.throughput = std::move(throughput.value());
     fits_on_gpu = report.fits.front().fit.fits;
   }
 
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(PlanToJson(report));
+    ctx.out << report::RenderJson(PlanToJson(report, ctx.texts));
   } else {
     ctx.out << RenderPlan(report, ctx.texts);
   }
@@ -170,7 +195,8 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, const PlanOptions& o) {
 VerbRunner SetupPlanVerb(CLI::App* command) {
   auto o = std::make_shared<PlanOptions>();
   command->footer(kFooter);
-  command->add_option("--model", o->model_path, "path to a Hugging Face config.json ('-' reads standard input)");
+  command->add_option("--model", o->model_path,
+                      "config.json ('-' reads standard input), checkpoint directory, .gguf file, or Hub id (ORG/NAME)");
   command->add_option("--params", o->params, "parameter count instead of a config: 7B, 350M, 1.5T");
   command->add_option("--layers", o->layers, "number of layers (with --params, or to override the config)");
   command->add_option("--hidden", o->hidden, "hidden size");
@@ -187,6 +213,9 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_option("--lora-rank", o->lora_rank, "LoRA rank r (default 16)");
   command->add_option("--lora-targets", o->lora_targets, "all (every linear, default) | attention (q, k, v, o)");
   command->add_option("--tp", o->tp, "tensor-parallel GPUs the model is split across (default 1)");
+  command->add_option("--pp", o->pp, "pipeline-parallel stages, each GPU holding 1/pp of the layers (default 1)");
+  command->add_option("--ep", o->ep, "expert-parallel GPUs the routed experts are spread over (MoE; a multiple of --tp)");
+  command->add_option("--shared-prefix", o->shared_prefix, "tokens every request shares (system prompt): prefix caching");
   command->add_flag("--checkpointing", o->checkpointing, "activation checkpointing (recompute in backward); on for qlora");
   command->add_flag("--no-checkpointing", o->no_checkpointing, "turn activation checkpointing off, also for qlora");
   command->add_option("--gpu", o->gpu, "one GPU to plan for: adds capacity (largest batch x seq) and throughput");

@@ -10,14 +10,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-using nlohmann::json;
-
-json RateJson(const model::RateEstimate& r) {
-  return {{"bound", r.bound}, {"estimate_low", r.low}, {"estimate_high", r.high},
-          {"efficiency_low", r.efficiency_low}, {"efficiency_high", r.efficiency_high},
-          {"limited_by", r.limited_by}, {"basis", r.basis}, {"assumes", r.assumes}};
-}
-
 std::string Tokens(double per_second) {
   if (per_second >= 1e4) return fmt::format("{:.0f}", per_second);
   return core::FormatSignificant(per_second);
@@ -31,77 +23,11 @@ std::string RateLine(const report::Texts& t, const model::RateEstimate& r) {
 
 }  // namespace
 
-json PlanToJson(const PlanReport& r) {
-  json doc = report::MakeDocument("plan");
-  const auto& p = r.memory.params;
-  const auto& s = r.shape;
-  json model;
-  model["source"] = r.model_label;
-  model["architecture"] = s.architecture;
-  model["family"] = s.family;
-  model["torch_dtype"] = s.torch_dtype;
-  model["params_total"] = p.total;
-  model["params_active"] = p.active;
-  model["params_exact"] = s.params_override <= 0;
-  model["params_breakdown"] = {{"embedding", p.embedding}, {"attention", p.attention}, {"mlp", p.mlp},
-                               {"router", p.router}, {"norms", p.norms}, {"lm_head", p.lm_head}, {"pooler", p.pooler}};
-  model["shape"] = {{"layers", s.num_layers}, {"hidden_size", s.hidden_size}, {"heads", s.num_heads},
-                    {"kv_heads", s.num_kv_heads}, {"head_dim", s.head_dim}, {"intermediate_size", s.intermediate_size},
-                    {"vocab_size", s.vocab_size}, {"tied_embeddings", s.tied_embeddings}, {"experts", s.num_experts},
-                    {"experts_per_token", s.experts_per_token}, {"sliding_window", s.sliding_window}};
-  if (!s.assumed_note.empty()) model["assumed"] = s.assumed_note;
-  doc["model"] = model;
-
-  const auto& j = r.job;
-  doc["job"] = {{"mode", model::JobModeName(j.mode)}, {"weight_dtype", model::DTypeName(j.weight_dtype)},
-                {"kv_dtype", model::DTypeName(j.kv_dtype)}, {"batch", j.batch}, {"seq", j.seq},
-                {"optimizer", model::OptimizerName(j.optimizer)}, {"lora_rank", j.lora_rank},
-                {"lora_targets", j.lora_all_linears ? "all" : "attention"}, {"tensor_parallel", j.tensor_parallel},
-                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom}};
-
-  json memory;
-  memory["kv_cache_bytes_per_token"] = r.memory.kv_bytes_per_token;
-  memory["components"] = json::array();
-  for (const auto& c : r.memory.components) {
-    memory["components"].push_back({{"id", c.id}, {"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}, {"source", c.source}});
-  }
-  memory["total_bytes"] = r.memory.total_bytes;
-  memory["per_gpu"] = true;
-  memory["summed"] = r.memory.summed;
-  memory["overhead_range_bytes"] = {r.memory.overhead_low_bytes, r.memory.overhead_high_bytes};
-  memory["lora_params"] = r.memory.lora_params;
-  doc["memory"] = memory;
-
-  doc["fits"] = json::array();
-  for (const auto& f : r.fits) {
-    doc["fits"].push_back({{"gpu", f.gpu->name}, {"fits", f.fit.fits}, {"gpus_needed", f.fit.gpus_needed},
-                           {"usable_bytes", f.fit.usable_bytes}, {"usable_estimated", f.usable_estimated},
-                           {"free_after_bytes", f.fit.free_after_bytes}});
-  }
-  if (r.gpu != nullptr) doc["gpu"] = r.gpu->name;
-  if (r.capacity) {
-    doc["capacity"] = {{"max_batch_at_seq", r.capacity->max_batch_at_seq}, {"seq", j.seq},
-                       {"max_seq_at_batch", r.capacity->max_seq_at_batch}, {"batch", j.batch}};
-  }
-  if (r.throughput) {
-    const auto& tp = *r.throughput;
-    json th;
-    th["compute_dtype"] = tp.compute_dtype;
-    th["peak_flops"] = tp.peak_flops;
-    th["bandwidth_bytes_per_s"] = tp.bandwidth_bytes_per_s;
-    th["decode_tokens_per_s_bound"] = tp.decode_aggregate.bound;
-    th["decode_tokens_per_s_per_stream_bound"] = tp.decode_per_stream.bound;
-    th["decode"] = RateJson(tp.decode_aggregate);
-    th["decode_per_stream"] = RateJson(tp.decode_per_stream);
-    th["prefill_tokens_per_s_bound"] = tp.prefill.bound;
-    th["prefill"] = RateJson(tp.prefill);
-    if (tp.has_training) {
-      th["training_tokens_per_s_bound"] = tp.training.bound;
-      th["training"] = RateJson(tp.training);
-    }
-    doc["throughput"] = th;
-  }
-  return doc;
+std::string WeightStorage(const model::Job& j) {
+  if (j.mode == model::JobMode::kQlora) return "nf4";
+  if (j.checkpoint_weight_bytes > 0) return "checkpoint";
+  if (j.weight_quant) return j.weight_quant->method;
+  return model::DTypeName(j.weight_dtype);
 }
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
@@ -123,11 +49,40 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
                    fmt::arg("heads", s.num_heads), fmt::arg("kv", s.num_kv_heads), fmt::arg("d", s.head_dim),
                    fmt::arg("vocab", s.vocab_size)) + "\n";
   if (!s.assumed_note.empty()) out += "  " + t.Get("common.note") + ": " + s.assumed_note + "\n";
+  if (p.mtp > 0) {
+    out += "  " + Tr(t, "plan.params_mtp", fmt::arg("mtp", core::FormatInteger(static_cast<std::uint64_t>(p.mtp))),
+                     fmt::arg("stored", core::FormatInteger(static_cast<std::uint64_t>(p.checkpoint_total)))) + "\n";
+  }
+  if (s.quant) {
+    out += "  " + Tr(t, "plan.quantization", fmt::arg("method", s.quant->method), fmt::arg("detail", s.quant->detail),
+                     fmt::arg("bytes", fmt::format("{:.4g}", s.quant->BytesPerWeight()))) + "\n";
+  }
+  for (const auto& note : s.notes) {
+    if (note.id == "mtp_stored") continue;  // the MTP line above says it
+    out += "  " + t.Get("plan.warning") + ": " + NoteText(t, note) + "\n";
+  }
+  if (r.checkpoint) {
+    const auto& c = *r.checkpoint;
+    out += "  " + Tr(t, "plan.checkpoint", fmt::arg("format", c.format), fmt::arg("files", c.files.size()),
+                     fmt::arg("tensors", c.stored.tensors),
+                     fmt::arg("elements", core::FormatInteger(static_cast<std::uint64_t>(c.serving.elements))),
+                     fmt::arg("bytes", core::FormatBytesBinary(c.serving.bytes))) + "\n";
+    if (c.matches_recipe) {
+      out += "    " + t.Get(*c.matches_recipe ? "plan.checkpoint.matches" : "plan.checkpoint.differs") + "\n";
+    } else if (c.quantized) {
+      out += "    " + t.Get("plan.checkpoint.quantized") + "\n";
+    }
+  }
 
   const auto& j = r.job;
   std::string mode = t.Get("plan.mode." + model::JobModeName(j.mode));
+  if (j.pipeline_parallel > 1 || j.expert_parallel > 0) {
+    out += "\n" + Tr(t, "plan.split", fmt::arg("tp", j.tensor_parallel), fmt::arg("pp", j.pipeline_parallel),
+                     fmt::arg("ep", j.expert_parallel > 0 ? j.expert_parallel : j.tensor_parallel),
+                     fmt::arg("gpus", model::GpusOfSplit(j)));
+  }
   out += "\n" + Tr(t, "plan.job", fmt::arg("mode", mode),
-                   fmt::arg("dtype", j.mode == model::JobMode::kQlora ? "nf4" : model::DTypeName(j.weight_dtype)),
+                   fmt::arg("dtype", WeightStorage(j) == "checkpoint" ? t.Get("plan.weights_as_stored") : WeightStorage(j)),
                    fmt::arg("kv", model::DTypeName(j.kv_dtype)), fmt::arg("batch", j.batch), fmt::arg("seq", j.seq),
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
 
@@ -165,6 +120,21 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
     out += "  " + Tr(t, "plan.capacity.seq", fmt::arg("seq", r.capacity->max_seq_at_batch), fmt::arg("batch", j.batch)) + "\n";
     if (s.max_position_embeddings > 0 && r.capacity->max_seq_at_batch > s.max_position_embeddings) {
       out += "  " + Tr(t, "plan.capacity.max_positions", fmt::arg("max", s.max_position_embeddings)) + "\n";
+    }
+  }
+  if (r.serving) {
+    const auto& v = *r.serving;
+    out += "\n" + Tr(t, "plan.serving", fmt::arg("gpu", r.gpu->name)) + "\n";
+    out += "  " + Tr(t, "plan.serving.budget", fmt::arg("budget", core::FormatBytesBinary(std::max(0.0, v.kv_budget_bytes))),
+                     fmt::arg("per_seq", core::FormatBytesBinary(v.kv_bytes_per_sequence)), fmt::arg("seq", j.seq),
+                     fmt::arg("block", v.block_tokens)) + "\n";
+    out += "  " + Tr(t, "plan.serving.concurrency", fmt::arg("n", v.max_sequences), fmt::arg("seq", j.seq),
+                     fmt::arg("x", fmt::format("{:.2f}", v.concurrency))) + "\n";
+    if (j.shared_prefix > 0) {
+      out += "  " + Tr(t, "plan.serving.prefix", fmt::arg("n", v.max_sequences_shared_prefix),
+                       fmt::arg("prefix", j.shared_prefix)) + "\n";
+    } else {
+      out += "  " + t.Get("plan.serving.prefix_hint") + "\n";
     }
   }
   if (r.throughput) {

@@ -5,6 +5,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/spelling.h"
+#include "model/config_reader.h"
+#include "model/families/recipes.h"
+#include "model/quantization.h"
+
 namespace gpuprobe::model {
 namespace {
 
@@ -12,239 +17,33 @@ using core::Result;
 using core::Status;
 using nlohmann::json;
 
-// Limits far beyond any real model, so a typo or a corrupted file is caught, not computed.
-constexpr std::int64_t kMaxHidden = 1 << 20;
-constexpr std::int64_t kMaxLayers = 100000;
-constexpr std::int64_t kMaxHeads = 1 << 16;
-constexpr std::int64_t kMaxVocab = 100000000;
-constexpr std::int64_t kMaxIntermediate = 10000000;
-constexpr std::int64_t kMaxExperts = 100000;
-constexpr std::int64_t kMaxPositions = 100000000;
-constexpr double kMaxParams = 1e15;
-
-struct Reader {
-  const json& object;
-  const std::string& label;
-
-  Status Error(const std::string& field, const std::string& what) const {
-    return Status::InvalidArgument(fmt::format("{}: field '{}' {}", label, field, what));
-  }
-
-  bool Has(const char* field) const {
-    auto it = object.find(field);
-    return it != object.end() && !it->is_null();
-  }
-
-  // An integer field; absent/null gives nullopt. Floats must be integral.
-  Result<std::optional<std::int64_t>> OptionalInt(const char* field, std::int64_t max) const {
-    auto it = object.find(field);
-    if (it == object.end() || it->is_null()) return std::optional<std::int64_t>();
-    if (it->is_boolean() || !it->is_number()) {
-      return Error(field, fmt::format("must be a number, got {}", it->dump().substr(0, 40)));
-    }
-    double value = it->get<double>();
-    if (!std::isfinite(value) || value != std::floor(value)) {
-      return Error(field, fmt::format("must be a whole number, got {}", it->dump()));
-    }
-    if (value <= 0) return Error(field, fmt::format("must be positive, got {}", it->dump()));
-    if (value > static_cast<double>(max)) {
-      return Error(field, fmt::format("is {}, beyond any real model (limit {})", it->dump(), max));
-    }
-    return std::optional<std::int64_t>(static_cast<std::int64_t>(value));
-  }
-
-  // The first present field of `fields`; InvalidArgument naming them all when none is.
-  Result<std::int64_t> RequiredInt(std::initializer_list<const char*> fields, std::int64_t max) const {
-    for (const char* field : fields) {
-      auto value = OptionalInt(field, max);
-      if (!value.ok()) return value.status();
-      if (value->has_value()) return **value;
-    }
-    std::string names;
-    for (const char* field : fields) names += (names.empty() ? "'" : " or '") + std::string(field) + "'";
-    return Status::InvalidArgument(fmt::format("{}: required field {} is missing", label, names));
-  }
-
-  Result<std::optional<bool>> OptionalBool(const char* field) const {
-    auto it = object.find(field);
-    if (it == object.end() || it->is_null()) return std::optional<bool>();
-    if (!it->is_boolean()) return Error(field, fmt::format("must be true or false, got {}", it->dump()));
-    return std::optional<bool>(it->get<bool>());
-  }
-
-  std::string String(const char* field) const {
-    auto it = object.find(field);
-    if (it == object.end() || !it->is_string()) return {};
-    return it->get<std::string>();
-  }
-};
-
-enum class Recipe { kLlama, kGpt2, kBert };
-
-struct FamilyInfo {
-  const char* model_type;
-  Recipe recipe;
-  bool tie_default;
-};
-
-const FamilyInfo kFamilies[] = {
-    {"llama", Recipe::kLlama, false},  {"mistral", Recipe::kLlama, false},
-    {"qwen2", Recipe::kLlama, false},  {"qwen3", Recipe::kLlama, false},
-    {"gemma", Recipe::kLlama, true},   {"gemma2", Recipe::kLlama, true},
-    {"phi3", Recipe::kLlama, false},   {"mixtral", Recipe::kLlama, false},
-    {"gpt2", Recipe::kGpt2, true},     {"bert", Recipe::kBert, true},
-};
-
-// Maps architecture class names to a model_type when the config lacks one.
-std::string ModelTypeFromArchitecture(const std::string& architecture) {
-  struct Entry { const char* prefix; const char* model_type; };
-  static const Entry kEntries[] = {
-      {"LlamaFor", "llama"}, {"MistralFor", "mistral"}, {"Qwen2For", "qwen2"},
-      {"Qwen3For", "qwen3"}, {"GemmaFor", "gemma"},     {"Gemma2For", "gemma2"},
-      {"Phi3For", "phi3"},   {"MixtralFor", "mixtral"}, {"GPT2", "gpt2"},
-      {"BertFor", "bert"},   {"BertModel", "bert"},
-  };
-  for (const auto& e : kEntries) {
-    if (architecture.rfind(e.prefix, 0) == 0) return e.model_type;
-  }
-  return {};
-}
-
 std::string SupportedList() {
   std::string out;
   for (const auto& t : SupportedModelTypes()) out += (out.empty() ? "" : ", ") + t;
   return out;
 }
 
-Result<ModelShape> ParseLlamaLike(const Reader& r, const FamilyInfo& family, ModelShape shape) {
-  GPUPROBE_ASSIGN_OR_RETURN(shape.hidden_size, r.RequiredInt({"hidden_size"}, kMaxHidden));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_layers, r.RequiredInt({"num_hidden_layers", "num_layers"}, kMaxLayers));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_heads, r.RequiredInt({"num_attention_heads", "num_heads"}, kMaxHeads));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.vocab_size, r.RequiredInt({"vocab_size"}, kMaxVocab));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.intermediate_size, r.RequiredInt({"intermediate_size"}, kMaxIntermediate));
-
-  // KV heads: vLLM's fallback order; a missing or null value means no GQA (k = a).
-  std::optional<std::int64_t> kv;
-  for (const char* field : {"num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"}) {
-    GPUPROBE_ASSIGN_OR_RETURN(kv, r.OptionalInt(field, kMaxHeads));
-    if (kv) break;
-  }
-  shape.num_kv_heads = kv.value_or(shape.num_heads);
-
-  std::optional<std::int64_t> head_dim;
-  GPUPROBE_ASSIGN_OR_RETURN(head_dim, r.OptionalInt("head_dim", kMaxHidden));
-  if (!head_dim) {
-    if (shape.hidden_size % shape.num_heads != 0) {
-      return r.Error("num_attention_heads",
-                     fmt::format("({}) does not divide hidden_size ({}) and no head_dim is given",
-                                 shape.num_heads, shape.hidden_size));
-    }
-    head_dim = shape.hidden_size / shape.num_heads;
-  }
-  shape.head_dim = *head_dim;
-
-  const std::string type = family.model_type;
-  shape.gated_mlp = true;
-  shape.norm = NormKind::kRms;
-  shape.norms_per_layer = type == "gemma2" ? 4 : 2;
-  shape.qk_norm = type == "qwen3";
-
-  std::optional<bool> attention_bias, mlp_bias;
-  GPUPROBE_ASSIGN_OR_RETURN(attention_bias, r.OptionalBool("attention_bias"));
-  GPUPROBE_ASSIGN_OR_RETURN(mlp_bias, r.OptionalBool("mlp_bias"));
-  if (type == "qwen2") {
-    // Qwen2 has q/k/v biases by architecture (not in the config) and no o bias.
-    shape.qkv_bias = true;
-    shape.o_bias = false;
-  } else {
-    // Llama's attention_bias covers q, k, v and o alike.
-    shape.qkv_bias = attention_bias.value_or(false);
-    shape.o_bias = attention_bias.value_or(false);
-  }
-  shape.mlp_bias = mlp_bias.value_or(false);
-
-  // MoE: Mixtral's num_local_experts (also accepted on llama-style configs).
-  std::optional<std::int64_t> experts, per_token;
-  GPUPROBE_ASSIGN_OR_RETURN(experts, r.OptionalInt("num_local_experts", kMaxExperts));
-  if (type == "mixtral" && !experts) {
-    return Status::InvalidArgument(fmt::format("{}: required field 'num_local_experts' is missing (mixtral is a mixture of experts)", r.label));
-  }
-  if (experts) {
-    GPUPROBE_ASSIGN_OR_RETURN(per_token, r.OptionalInt("num_experts_per_tok", kMaxExperts));
-    if (!per_token) {
-      return Status::InvalidArgument(fmt::format("{}: required field 'num_experts_per_tok' is missing (needed with num_local_experts)", r.label));
-    }
-    if (*per_token > *experts) {
-      return r.Error("num_experts_per_tok", fmt::format("({}) is larger than num_local_experts ({})", *per_token, *experts));
-    }
-    shape.num_experts = *experts;
-    shape.experts_per_token = *per_token;
-  }
-
-  std::optional<std::int64_t> window, positions;
-  GPUPROBE_ASSIGN_OR_RETURN(window, r.OptionalInt("sliding_window", kMaxPositions));
-  std::optional<bool> use_window;
-  GPUPROBE_ASSIGN_OR_RETURN(use_window, r.OptionalBool("use_sliding_window"));
-  if (window && use_window.value_or(true)) shape.sliding_window = *window;
-  GPUPROBE_ASSIGN_OR_RETURN(positions, r.OptionalInt("max_position_embeddings", kMaxPositions));
-  shape.max_position_embeddings = positions.value_or(0);
-
-  std::optional<bool> tied;
-  GPUPROBE_ASSIGN_OR_RETURN(tied, r.OptionalBool("tie_word_embeddings"));
-  shape.tied_embeddings = tied.value_or(family.tie_default);
-  return shape;
+std::string StringAt(const json& object, const char* field) {
+  auto it = object.find(field);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Result<ModelShape> ParseGpt2(const Reader& r, ModelShape shape) {
-  GPUPROBE_ASSIGN_OR_RETURN(shape.hidden_size, r.RequiredInt({"n_embd", "hidden_size"}, kMaxHidden));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_layers, r.RequiredInt({"n_layer", "num_hidden_layers"}, kMaxLayers));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_heads, r.RequiredInt({"n_head", "num_attention_heads"}, kMaxHeads));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.vocab_size, r.RequiredInt({"vocab_size"}, kMaxVocab));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.learned_positions, r.RequiredInt({"n_positions", "n_ctx"}, kMaxPositions));
-  std::optional<std::int64_t> inner;
-  GPUPROBE_ASSIGN_OR_RETURN(inner, r.OptionalInt("n_inner", kMaxIntermediate));
-  shape.intermediate_size = inner.value_or(4 * shape.hidden_size);  // n_inner null means 4h
-  if (shape.hidden_size % shape.num_heads != 0) {
-    return r.Error("n_head", fmt::format("({}) does not divide n_embd ({})", shape.num_heads, shape.hidden_size));
+// Counts the vision tower of a multimodal config when its config states it fully; otherwise
+// notes that it is not counted (the plan then covers the decoder only).
+Status AddVisionTower(const json& root, const std::string& label, ModelShape& shape) {
+  auto it = root.find("vision_config");
+  if (it == root.end() || it->is_null()) return Status::Ok();
+  if (!it->is_object()) return ConfigReader(root, label).Error("vision_config", "must be an object");
+  ConfigReader vision(*it, label, "vision_config.");
+  auto params = families::VisionTowerParams(vision, StringAt(root, "model_type"), shape.hidden_size);
+  if (params.ok()) {
+    shape.vision_params = *params;
+    shape.notes.push_back({"vision_counted", fmt::format("{:.0f}", *params)});
+    return Status::Ok();
   }
-  shape.num_kv_heads = shape.num_heads;
-  shape.head_dim = shape.hidden_size / shape.num_heads;
-  shape.gated_mlp = false;
-  shape.norm = NormKind::kLayer;
-  shape.norms_per_layer = 2;
-  shape.qkv_bias = shape.o_bias = shape.mlp_bias = true;
-  std::optional<bool> tied;
-  GPUPROBE_ASSIGN_OR_RETURN(tied, r.OptionalBool("tie_word_embeddings"));
-  shape.tied_embeddings = tied.value_or(true);
-  shape.max_position_embeddings = shape.learned_positions;
-  return shape;
-}
-
-Result<ModelShape> ParseBert(const Reader& r, ModelShape shape) {
-  GPUPROBE_ASSIGN_OR_RETURN(shape.hidden_size, r.RequiredInt({"hidden_size"}, kMaxHidden));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_layers, r.RequiredInt({"num_hidden_layers"}, kMaxLayers));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.num_heads, r.RequiredInt({"num_attention_heads"}, kMaxHeads));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.vocab_size, r.RequiredInt({"vocab_size"}, kMaxVocab));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.intermediate_size, r.RequiredInt({"intermediate_size"}, kMaxIntermediate));
-  GPUPROBE_ASSIGN_OR_RETURN(shape.learned_positions, r.RequiredInt({"max_position_embeddings"}, kMaxPositions));
-  std::optional<std::int64_t> types;
-  GPUPROBE_ASSIGN_OR_RETURN(types, r.OptionalInt("type_vocab_size", kMaxVocab));
-  shape.token_type_vocab = types.value_or(2);
-  if (shape.hidden_size % shape.num_heads != 0) {
-    return r.Error("num_attention_heads", fmt::format("({}) does not divide hidden_size ({})", shape.num_heads, shape.hidden_size));
-  }
-  shape.num_kv_heads = shape.num_heads;
-  shape.head_dim = shape.hidden_size / shape.num_heads;
-  shape.gated_mlp = false;
-  shape.norm = NormKind::kLayer;
-  shape.norms_per_layer = 2;
-  shape.qkv_bias = shape.o_bias = shape.mlp_bias = true;
-  shape.embedding_norm = true;
-  shape.final_norm = false;     // BERT normalises inside each layer only
-  shape.has_lm_head = false;    // counted as BertModel: encoder + pooler, no MLM head
-  shape.pooler = true;
-  shape.max_position_embeddings = shape.learned_positions;
-  return shape;
+  if (params.status().code() != core::StatusCode::kUnavailable) return params.status();
+  shape.notes.push_back({"vision_not_counted", params.status().message()});
+  return Status::Ok();
 }
 
 }  // namespace
@@ -252,68 +51,81 @@ Result<ModelShape> ParseBert(const Reader& r, ModelShape shape) {
 const std::vector<std::string>& SupportedModelTypes() {
   static const std::vector<std::string> kTypes = [] {
     std::vector<std::string> types;
-    for (const auto& f : kFamilies) types.push_back(f.model_type);
+    for (const auto& f : families::FamilyTable()) types.push_back(f.model_type);
     return types;
   }();
   return kTypes;
 }
 
 Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label) {
-  json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    return Status::ParseError(fmt::format("{}: not valid JSON (truncated or corrupted?)", label),
-                              "a Hugging Face config.json is a JSON object");
+  auto parsed = ParseConfigJson(json_text, label);
+  if (!parsed.ok()) {
+    return Status::ParseError(parsed.status().message(), "a Hugging Face config.json is a JSON object");
   }
+  const json& root = *parsed;
   if (!root.is_object()) {
     return Status::ParseError(fmt::format("{}: expected a JSON object, got {}", label, root.type_name()));
   }
+  std::string architecture;
+  auto arch = root.find("architectures");
+  if (arch != root.end() && arch->is_array() && !arch->empty() && (*arch)[0].is_string()) {
+    architecture = (*arch)[0].get<std::string>();
+  }
   // Multimodal configs (llava, mllama, gemma3, mistral3) nest the decoder in text_config.
   const json* config = &root;
-  std::string architecture;
-  if (root.contains("architectures") && root["architectures"].is_array() && !root["architectures"].empty() &&
-      root["architectures"][0].is_string()) {
-    architecture = root["architectures"][0].get<std::string>();
+  std::string prefix;
+  auto text = root.find("text_config");
+  if (text != root.end() && !text->is_null()) {
+    if (!text->is_object()) return ConfigReader(root, label).Error("text_config", "must be an object");
+    config = &*text;
+    prefix = "text_config.";
   }
-  if (root.contains("text_config") && root["text_config"].is_object()) config = &root["text_config"];
-
-  Reader r{*config, label};
+  ConfigReader r(*config, label, prefix);
   std::string model_type = r.String("model_type");
-  if (model_type.empty() && config != &root && root.contains("model_type") && root["model_type"].is_string()) {
-    model_type = root["model_type"].get<std::string>();
-  }
-  if (model_type.empty()) model_type = ModelTypeFromArchitecture(architecture);
-
-  const FamilyInfo* family = nullptr;
-  for (const auto& f : kFamilies) {
-    if (model_type == f.model_type) family = &f;
-  }
-  if (family == nullptr) {
-    std::string what = model_type.empty() ? "no 'model_type' or known 'architectures' entry"
-                                          : fmt::format("model_type '{}'", model_type);
-    if (!architecture.empty()) what += fmt::format(" (architecture '{}')", architecture);
-    return Status::InvalidArgument(
-        fmt::format("{}: {} is not supported. Supported model types: {}", label, what, SupportedList()),
-        "plan it by size instead: gpuprobe plan --params 7B --layers 32 --hidden 4096 --heads 32 --kv-heads 8");
-  }
+  if (model_type.empty()) model_type = StringAt(root, "model_type");
+  if (model_type.empty()) model_type = families::ModelTypeFromArchitecture(architecture);
 
   ModelShape shape;
   shape.architecture = architecture;
-  shape.family = family->model_type;
+  shape.model_type = model_type;
   shape.torch_dtype = r.String("torch_dtype");
   if (shape.torch_dtype.empty()) shape.torch_dtype = r.String("dtype");
-  if (shape.torch_dtype.empty() && config != &root && root.contains("torch_dtype") && root["torch_dtype"].is_string()) {
-    shape.torch_dtype = root["torch_dtype"].get<std::string>();
-  }
+  if (shape.torch_dtype.empty()) shape.torch_dtype = StringAt(root, "torch_dtype");
+  if (shape.torch_dtype.empty()) shape.torch_dtype = StringAt(root, "dtype");
 
-  Result<ModelShape> parsed = Status::Internal("no recipe");
-  switch (family->recipe) {
-    case Recipe::kLlama: parsed = ParseLlamaLike(r, *family, shape); break;
-    case Recipe::kGpt2: parsed = ParseGpt2(r, shape); break;
-    case Recipe::kBert: parsed = ParseBert(r, shape); break;
+  const families::FamilyEntry* family = families::FindFamily(model_type);
+  Result<ModelShape> result = Status::Internal("no recipe");
+  if (family != nullptr) {
+    shape.family = family->family;
+    result = family->recipe(r, shape);
+  } else {
+    // An unknown model_type is planned as a generic decoder when its config names the
+    // decoder's dimensions; otherwise it is refused with the supported list.
+    shape.family = "generic";
+    result = families::GenericDecoder(r, shape);
+    if (!result.ok()) {
+      std::string what = model_type.empty() ? "no 'model_type' or known 'architectures' entry"
+                                            : fmt::format("model_type '{}'", model_type);
+      if (!architecture.empty()) what += fmt::format(" (architecture '{}')", architecture);
+      std::string suggestion;
+      if (!model_type.empty()) {
+        auto close = core::ClosestMatches(model_type, SupportedModelTypes());
+        if (!close.empty()) suggestion = fmt::format(" Did you mean '{}'?", close.front());
+      }
+      return Status::InvalidArgument(
+          fmt::format("{}: {} is not supported, and the config does not describe a decoder ({}).{} Supported model "
+                      "types: {}", label, what, result.status().message(), suggestion, SupportedList()),
+          "plan it by size instead: gpuprobe plan --params 7B --layers 32 --hidden 4096 --heads 32 --kv-heads 8");
+    }
   }
-  if (!parsed.ok()) return parsed;
-  GPUPROBE_RETURN_IF_ERROR(ValidateShape(*parsed, label));
-  return parsed;
+  if (!result.ok()) return result;
+  if (config != &root) GPUPROBE_RETURN_IF_ERROR(AddVisionTower(root, label, *result));
+  // quantization_config sits at the top level (also for multimodal configs).
+  auto quant = ParseQuantizationConfig(root, label);
+  if (!quant.ok()) return quant.status();
+  result->quant = *quant;
+  GPUPROBE_RETURN_IF_ERROR(ValidateShape(*result, label));
+  return result;
 }
 
 core::Status ValidateShape(const ModelShape& s, const std::string& label) {
@@ -338,16 +150,28 @@ core::Status ValidateShape(const ModelShape& s, const std::string& label) {
         "{}: {} KV heads cannot serve {} attention heads (query heads must be a multiple of KV heads)",
         label, s.num_kv_heads, s.num_heads));
   }
-  // Estimate in floating point first so an absurd shape cannot overflow the exact count.
-  double h = static_cast<double>(s.hidden_size), L = static_cast<double>(s.num_layers);
-  double f = static_cast<double>(std::max<std::int64_t>(s.intermediate_size, 1));
-  double E = static_cast<double>(std::max<std::int64_t>(s.num_experts, 1));
-  double ad = static_cast<double>(s.num_heads) * static_cast<double>(s.head_dim);
-  double estimate = L * (4.0 * h * ad + 3.0 * h * f * E) + 2.0 * static_cast<double>(s.vocab_size) * h;
-  if (estimate > kMaxParams) {
+  // Sum in floating point first so an absurd shape cannot overflow the exact count: below
+  // 1e15 every figure is an integer that double holds exactly (docs/plan.md, 'Limits').
+  double estimate = 0;
+  if (s.layers.empty()) {
+    double h = static_cast<double>(s.hidden_size), L = static_cast<double>(s.num_layers);
+    double f = static_cast<double>(std::max<std::int64_t>(s.intermediate_size, 1));
+    double E = static_cast<double>(std::max<std::int64_t>(s.num_experts, 1));
+    double ad = static_cast<double>(s.num_heads) * static_cast<double>(s.head_dim);
+    estimate = L * (4.0 * h * ad + 3.0 * h * f * E) + 2.0 * static_cast<double>(s.vocab_size) * h;
+  } else {
+    estimate = s.embedding_params + s.final_norm_params + s.lm_head_params + s.pooler_params + s.mtp_params +
+               s.vision_params;
+    for (const LayerShape& l : s.layers) {
+      estimate += l.mixer_params + l.norm_params + l.dense_mlp_params + l.shared_expert_params + l.router_params +
+                  static_cast<double>(l.experts) * l.expert_params + l.KvElementsPerToken() + l.ssm_state_elements;
+    }
+  }
+  if (!std::isfinite(estimate) || estimate > kMaxParams) {
     return Status::InvalidArgument(fmt::format(
-        "{}: these dimensions describe about {:.3g} parameters, beyond any real model (limit {:.0e})", label,
-        estimate, kMaxParams));
+        "{}: these dimensions describe about {:.3g} parameters, beyond any real model (limit {:.0e}): hidden_size {} x "
+        "num_hidden_layers {} x intermediate_size {} x experts {}, vocab_size {}", label, estimate, kMaxParams,
+        s.hidden_size, s.num_layers, s.intermediate_size, std::max<std::int64_t>(s.num_experts, 1), s.vocab_size));
   }
   return Status::Ok();
 }

@@ -1,9 +1,9 @@
 // Reads a Hugging Face config.json (its text; the caller reads the file) into a ModelShape,
-// following docs/plan.md ('Parameter count', 'Config fields'): architecture-specific recipes, text_config descent,
-// KV-head and head_dim fallbacks, tie defaults by model_type.
-//
-// Supported model_type values: llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, mixtral
-// (and llama/mistral/qwen2 configs carrying num_local_experts), gpt2, bert.
+// following docs/plan.md ('Parameter count', 'Config fields'): one recipe per family
+// (model/families/), text_config descent with the vision tower counted when its config is
+// complete, KV-head and head_dim fallbacks, tie defaults by model_type, quantization_config.
+// An unknown model_type with a decoder's fields is planned as a generic decoder and says
+// which fields it assumed; SupportedModelTypes() lists the rest.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -22,8 +22,9 @@ namespace gpuprobe::model {
 const std::vector<std::string>& SupportedModelTypes();
 
 /// Parses config text. `label` names the source in messages (the file path). Errors:
-/// ParseError for malformed JSON; InvalidArgument naming the field for missing, non-numeric,
-/// zero, negative or absurd values, and naming the architecture when it is unsupported.
+/// ParseError for malformed or too deeply nested JSON; InvalidArgument naming the field for
+/// missing, non-numeric, zero, negative or absurd values (any product past 1e15 parameters),
+/// and naming the model_type when it is unknown and the config does not describe a decoder.
 core::Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label);
 
 /// Shape flags a user can give instead of (or on top of) a config.

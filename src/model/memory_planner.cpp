@@ -19,8 +19,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kOverheadBytes = 1.0 * kGiB;
 constexpr double kOverheadLowBytes = 0.5 * kGiB;
 constexpr double kOverheadHighBytes = 2.0 * kGiB;
-// vLLM's non-torch memory doubles at TP=2 (1.79 -> 3.58 GiB): NCCL buffers and graphs.
-constexpr double kNcclBytes = 1.5 * kGiB;
 
 std::string Num(double value) {
   if (value >= 1e9) return fmt::format("{:.3g}e9", value / 1e9);
@@ -31,6 +29,14 @@ std::string Num(double value) {
 std::string Bytes(double bytes) { return core::FormatBytesBinary(bytes); }
 
 bool IsTraining(JobMode mode) { return mode != JobMode::kInfer; }
+
+}  // namespace
+
+int GpusOfSplit(const Job& job) {
+  return std::max(job.tensor_parallel, job.expert_parallel) * std::max(1, job.pipeline_parallel);
+}
+
+namespace {
 
 // One layer's activations kept for the backward pass, in bytes, for `tokens` = b x s, with
 // 16-bit activations. Gated families: the modern SwiGLU + GQA + FlashAttention variant
@@ -93,78 +99,12 @@ std::vector<LinearShape> AdaptedLinears(const ModelShape& s, bool all_linears) {
 
 }  // namespace
 
-std::string JobModeName(JobMode mode) {
-  switch (mode) {
-    case JobMode::kInfer: return "infer";
-    case JobMode::kLora: return "lora";
-    case JobMode::kQlora: return "qlora";
-    case JobMode::kFull: return "full";
-  }
-  return "?";
-}
-
-Result<JobMode> ParseJobMode(const std::string& name) {
-  if (name == "infer" || name == "inference") return JobMode::kInfer;
-  if (name == "lora") return JobMode::kLora;
-  if (name == "qlora") return JobMode::kQlora;
-  if (name == "full" || name == "full-ft") return JobMode::kFull;
-  return Status::InvalidArgument("unknown mode '" + name + "' (use infer, lora, qlora or full)");
-}
-
-std::string OptimizerName(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kSgd: return "sgd";
-  }
-  return "?";
-}
-
-Result<Optimizer> ParseOptimizer(const std::string& name) {
-  if (name == "adamw" || name == "adam") return Optimizer::kAdamW;
-  if (name == "adamw-8bit" || name == "adamw8bit" || name == "adam8bit") return Optimizer::kAdamW8bit;
-  if (name == "sgd") return Optimizer::kSgd;
-  return Status::InvalidArgument("unknown optimizer '" + name + "' (use adamw, adamw-8bit or sgd)");
-}
-
 std::int64_t LoraParameterCount(const ModelShape& shape, int rank, bool all_linears) {
   double total = 0;
   for (const auto& linear : AdaptedLinears(shape, all_linears)) {
     total += static_cast<double>(rank) * (linear.in + linear.out) * linear.count;
   }
   return static_cast<std::int64_t>(std::llround(total * static_cast<double>(shape.num_layers)));
-}
-
-Status ValidateJob(const ModelShape& shape, const Job& job) {
-  if (job.batch <= 0) return Status::InvalidArgument(fmt::format("--batch must be positive, got {}", job.batch));
-  if (job.batch > kMaxBatch) {
-    return Status::InvalidArgument(fmt::format("--batch {} is absurd (limit {})", job.batch, kMaxBatch));
-  }
-  if (job.seq <= 0) return Status::InvalidArgument(fmt::format("--seq must be positive, got {}", job.seq));
-  if (job.seq > kMaxSeq) {
-    return Status::InvalidArgument(fmt::format("--seq {} tokens is absurd (limit {} tokens)", job.seq, kMaxSeq));
-  }
-  if (job.tensor_parallel <= 0 || job.tensor_parallel > 1024) {
-    return Status::InvalidArgument(fmt::format("--tp must be between 1 and 1024, got {}", job.tensor_parallel));
-  }
-  if (job.tensor_parallel > 1 && shape.num_heads % job.tensor_parallel != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "--tp {} does not divide the {} attention heads (tensor parallelism splits heads evenly)",
-        job.tensor_parallel, shape.num_heads));
-  }
-  if (job.mode == JobMode::kLora || job.mode == JobMode::kQlora) {
-    if (job.lora_rank <= 0 || job.lora_rank > 65536) {
-      return Status::InvalidArgument(fmt::format("--lora-rank must be between 1 and 65536, got {}", job.lora_rank));
-    }
-  }
-  if (job.mode == JobMode::kFull && !IsFloat16Or32(job.weight_dtype)) {
-    return Status::InvalidArgument("full fine-tuning needs fp32, fp16 or bf16 weights, not " +
-                                   DTypeName(job.weight_dtype), "use --mode qlora to train on 4-bit weights");
-  }
-  if (!(job.headroom > 0 && job.headroom <= 1)) {
-    return Status::InvalidArgument(fmt::format("--headroom must be in (0, 1], got {}", job.headroom));
-  }
-  return Status::Ok();
 }
 
 Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
@@ -176,53 +116,108 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
   const std::string per_gpu = job.tensor_parallel > 1 ? fmt::format(" / {} GPUs (tensor parallel)", job.tensor_parallel) : "";
 
-  // 1. Weights. Quantisers keep embeddings, head, norms and routers in 16-bit (docs/plan.md, 'Bytes per element').
+  // 1. Weights. Quantisers keep embeddings, head, norms and routers in 16-bit (docs/plan.md,
+  // 'Bytes per element'). Routed experts divide over --ep GPUs, the rest over --tp; pipeline
+  // stages each hold 1/pp of the layers.
   {
     MemoryComponent c;
     c.id = "weights";
     c.name = "weights";
+    const double total = static_cast<double>(p.total);
+    const double experts = static_cast<double>(p.experts);
+    const double ep = job.expert_parallel > 0 ? static_cast<double>(job.expert_parallel) : tp;
+    const double pp = static_cast<double>(job.pipeline_parallel);
+    // Share of the whole model one GPU holds.
+    const double share = total > 0 ? ((total - experts) / tp + experts / ep) / pp / total : 1.0 / (tp * pp);
+    std::string split;
+    if (job.tensor_parallel > 1 || job.pipeline_parallel > 1 || job.expert_parallel > 0) {
+      split = job.expert_parallel > 0
+                  ? fmt::format("; per GPU: non-expert / {} (TP), {} routed-expert params / {} (EP), / {} pipeline stages",
+                                job.tensor_parallel, Num(experts), job.expert_parallel, job.pipeline_parallel)
+                  : fmt::format("; per GPU: / {} (TP) / {} (PP)", job.tensor_parallel, job.pipeline_parallel);
+    }
     DType dtype = job.mode == JobMode::kQlora ? DType::kNf4 : job.weight_dtype;
-    double e = BytesPerElement(dtype);
-    double total = static_cast<double>(p.total);
-    if (IsFloat16Or32(dtype)) {
-      c.bytes = total * e / tp;
-      c.formula = fmt::format("{} params x {} B ({}){}", Num(total), e, DTypeName(dtype), per_gpu);
+    double whole = 0;
+    if (job.checkpoint_weight_bytes > 0 && job.mode != JobMode::kQlora) {
+      whole = job.checkpoint_weight_bytes;
+      c.formula = fmt::format("{} as stored in the checkpoint ({}){}", Bytes(whole), job.checkpoint_weight_note, split);
+      c.source = "the checkpoint's own tensor headers: every tensor's elements x its stored dtype size";
+    } else if (job.weight_quant && job.mode != JobMode::kQlora) {
+      const WeightQuant& q = *job.weight_quant;
+      double linear = static_cast<double>(p.linear), kept = static_cast<double>(p.kept_16bit);
+      double embed = static_cast<double>(p.embedding + p.lm_head);
+      if (q.embeddings_quantized) {
+        linear += embed;
+        kept -= embed;
+      }
+      whole = linear * q.BytesPerWeight() + kept * 2.0;
+      c.formula = fmt::format("{} quantised params x {:.4g} B ({}: {}) + {} params kept 16-bit x 2 B{}", Num(linear),
+                              q.BytesPerWeight(), q.method, q.detail, Num(kept), split);
+      c.source = "config.json quantization_config: bits per weight + scales/zeros per group (docs/plan.md, 'Pre-quantised checkpoints')";
+    } else if (IsFloat16Or32(dtype)) {
+      double e = BytesPerElement(dtype);
+      whole = total * e;
+      c.formula = fmt::format("{} params x {} B ({}){}", Num(total), e, DTypeName(dtype), split);
       c.source = "W = P x bytes per element (docs/plan.md, 'Weights')";
     } else {
+      double e = BytesPerElement(dtype);
       double linear = static_cast<double>(p.linear), kept = static_cast<double>(p.kept_16bit);
-      c.bytes = (linear * e + kept * 2.0) / tp;
+      whole = linear * e + kept * 2.0;
       c.formula = fmt::format("{} linear params x {:.4g} B ({}) + {} embedding/head/norm params x 2 B (kept 16-bit){}",
-                              Num(linear), e, DTypeName(dtype), Num(kept), per_gpu);
+                              Num(linear), e, DTypeName(dtype), Num(kept), split);
       c.source = dtype == DType::kNf4 ? "QLoRA paper: NF4 + double quantisation = 4.127 bits per weight"
                                       : "quantisers keep embeddings, head and norms in 16-bit (docs/plan.md, 'Bytes per element')";
     }
+    c.bytes = whole * share;
+    plan.weight_bytes_per_gpu = c.bytes;
     plan.components.push_back(c);
   }
 
-  // 2. KV cache (inference only; training keeps K and V inside the activations).
-  plan.kv_bytes_per_token = KvBytesPerToken(shape, BytesPerElement(job.kv_dtype), 1);
+  // 2. KV cache (inference only; training keeps K and V inside the activations). Per layer:
+  // K and V of min(s, window) tokens, the MLA latent, or an SSM layer's fixed state.
+  const double e_kv = BytesPerElement(job.kv_dtype);
+  const double gpus_for_kv = tp * static_cast<double>(job.pipeline_parallel);
+  plan.kv_bytes_per_token = KvBytesPerToken(shape, e_kv, 1);
+  plan.kv_bytes_per_sequence = KvCacheBytes(shape, e_kv, e_kv, job.seq, 1, job.tensor_parallel, 16) / gpus_for_kv;
   if (!IsTraining(job.mode)) {
     MemoryComponent c;
     c.id = "kv_cache";
     c.name = "KV cache";
-    double per_token = KvBytesPerToken(shape, BytesPerElement(job.kv_dtype), job.tensor_parallel);
-    double tokens_per_layer = s;
-    std::string window_note;
-    if (shape.sliding_window > 0 && s > static_cast<double>(shape.sliding_window)) {
-      // Sliding-window layers keep only the window. Gemma-2 alternates local and global layers.
-      double windowed_share = shape.family == "gemma2" ? 0.5 : 1.0;
-      tokens_per_layer = windowed_share * static_cast<double>(shape.sliding_window) + (1 - windowed_share) * s;
-      window_note = fmt::format(", s capped at the {}-token sliding window on {} layers (as vLLM does)",
-                                shape.sliding_window, windowed_share < 1 ? "half the" : "all");
+    double per_token = KvBytesPerToken(shape, e_kv, job.tensor_parallel) / gpus_for_kv;
+    c.bytes = KvCacheBytes(shape, e_kv, e_kv, job.seq, job.batch, job.tensor_parallel) / gpus_for_kv;
+    std::int64_t full = 0, sliding = 0, mla = 0, ssm = 0;
+    for (const LayerShape& l : shape.layers) {
+      switch (l.mixer) {
+        case MixerKind::kFullAttention: ++full; break;
+        case MixerKind::kSlidingAttention: ++sliding; break;
+        case MixerKind::kMla: ++mla; break;
+        case MixerKind::kSsm: ++ssm; break;
+      }
     }
-    c.bytes = per_token * tokens_per_layer * b / tp;
-    c.formula = fmt::format("2 (K and V) x {} layers x {} KV heads x {} head dim x {} B ({}) = {} per token; "
-                            "x {} tokens x batch {}{}{}",
-                            shape.num_layers, shape.num_kv_heads, shape.head_dim, BytesPerElement(job.kv_dtype),
-                            DTypeName(job.kv_dtype), Bytes(per_token), job.seq, job.batch, window_note, per_gpu);
-    c.source = "KV = 2 L k d s b e, as vLLM sizes it (docs/plan.md, 'KV cache')";
+    std::string layers;
+    if (shape.layers.empty() || full > 0) {
+      layers = fmt::format("2 (K and V) x {} KV heads x {} head dim on {} full-attention layers",
+                           shape.num_kv_heads, shape.head_dim, shape.layers.empty() ? shape.num_layers : full);
+    }
+    if (sliding > 0) {
+      layers += fmt::format("{}{} sliding-window layers keep at most {} tokens", layers.empty() ? "" : "; ", sliding,
+                            shape.sliding_window);
+    }
+    if (mla > 0) {
+      layers += fmt::format("{}MLA latent (kv_lora_rank + qk_rope_head_dim = {}) on {} layers, no K/V split",
+                            layers.empty() ? "" : "; ", shape.layers.front().latent_dim, mla);
+    }
+    if (ssm > 0) layers += fmt::format("{}{} SSM layers hold a fixed state per sequence", layers.empty() ? "" : "; ", ssm);
+    c.formula = fmt::format("{}; x {} B ({}) = {} per token{}; x {} tokens x batch {}", layers, e_kv,
+                            DTypeName(job.kv_dtype), Bytes(per_token), gpus_for_kv > 1 ? " per GPU" : "", job.seq,
+                            job.batch);
+    c.source = "KV = 2 L k d s b e per attention layer, windows capped, MLA latent replicated per TP rank, as vLLM sizes it "
+               "(docs/plan.md, 'KV cache')";
     plan.components.push_back(c);
   }
+
+  // Activations, gradients and optimizer states divide over every GPU of the split.
+  const double split = tp * static_cast<double>(job.pipeline_parallel);
 
   // 3. Activations.
   {
@@ -234,7 +229,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     if (!IsTraining(job.mode)) {
       // Only the transient peak of one layer during prefill, plus fp32 logits of the last position.
       double logits = b * vocab * 4.0;
-      c.bytes = (layer + logits) / tp;
+      c.bytes = (layer + logits) / split;
       c.formula = fmt::format("one layer's transient during prefill ({}; {} for b x s = {} tokens) + logits "
                               "b x V x 4 B ({}){}", LayerActivationFormula(shape), Bytes(layer),
                               job.batch * job.seq, Bytes(logits), per_gpu);
@@ -246,7 +241,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
       double stored = job.activation_checkpointing
                           ? L * 2.0 * b * s * static_cast<double>(shape.hidden_size) + layer
                           : L * layer;
-      c.bytes = (stored + logits) / tp;
+      c.bytes = (stored + logits) / split;
       c.formula = job.activation_checkpointing
                       ? fmt::format("with checkpointing: {} layers x 2sbh (layer inputs) + one layer recomputed ({}) "
                                     "+ fp32 logits and grads 2 x b x s x V x 4 B ({}){}",
@@ -266,7 +261,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     MemoryComponent g;
     g.id = "gradients";
     g.name = "gradients";
-    g.bytes = trainable * grad_bytes / tp;
+    g.bytes = trainable * grad_bytes / split;
     g.formula = fmt::format("{} trainable params x {} B{}", Num(trainable), grad_bytes, per_gpu);
     g.source = "ZeRO paper (docs/plan.md, 'Training states'): one gradient per trainable parameter in the training dtype";
     plan.components.push_back(g);
@@ -290,7 +285,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
         what = mixed ? "fp32 master weights 4 B + momentum 4 B" : "momentum 4 B";
         break;
     }
-    o.bytes = trainable * state_bytes / tp;
+    o.bytes = trainable * state_bytes / split;
     o.formula = fmt::format("{} params x {} B ({}){}", Num(trainable), state_bytes, what, per_gpu);
     o.source = "ZeRO paper (K = 12 for mixed-precision Adam); HF model_memory_anatomy; bitsandbytes 8-bit Adam";
     plan.components.push_back(o);
@@ -301,7 +296,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     MemoryComponent w;
     w.id = "lora_adapters";
     w.name = "LoRA adapters";
-    w.bytes = adapters * 4.0 / tp;
+    w.bytes = adapters * 4.0 / split;
     w.formula = fmt::format("rank {} x (d_in + d_out) over {} = {} params x 4 B (fp32){}", job.lora_rank, targets,
                             Num(adapters), per_gpu);
     w.source = "LoRA paper: adapter params = r (d_in + d_out) per adapted matrix; PEFT keeps them in fp32";
@@ -310,7 +305,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     MemoryComponent g;
     g.id = "gradients";
     g.name = "gradients (adapters only)";
-    g.bytes = adapters * 4.0 / tp;
+    g.bytes = adapters * 4.0 / split;
     g.formula = fmt::format("{} adapter params x 4 B; frozen base weights get none", Num(adapters));
     g.source = "LoRA trains only the adapters (docs/plan.md, 'LoRA')";
     plan.components.push_back(g);
@@ -319,7 +314,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     o.id = "optimizer";
     o.name = "optimizer states (adapters only)";
     double state_bytes = job.optimizer == Optimizer::kAdamW ? 8 : job.optimizer == Optimizer::kAdamW8bit ? 2 : 4;
-    o.bytes = adapters * state_bytes / tp;
+    o.bytes = adapters * state_bytes / split;
     o.formula = fmt::format("{} adapter params x {} B ({})", Num(adapters), state_bytes, OptimizerName(job.optimizer));
     o.source = "docs/plan.md, 'LoRA': ~16 B per adapter parameter with AdamW (weights + grads + m + v)";
     plan.components.push_back(o);
@@ -330,14 +325,15 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     MemoryComponent c;
     c.id = "overhead";
     c.name = "CUDA context and workspaces";
-    c.bytes = kOverheadBytes + (job.tensor_parallel > 1 ? kNcclBytes : 0);
+    const bool split_job = GpusOfSplit(job) > 1;
+    c.bytes = kOverheadBytes + (split_job ? kNcclBufferBytes : 0);
     c.formula = fmt::format("{} per GPU (stated range {} to {}){}", Bytes(kOverheadBytes), Bytes(kOverheadLowBytes),
                             Bytes(kOverheadHighBytes),
-                            job.tensor_parallel > 1 ? fmt::format(" + {} of NCCL buffers", Bytes(kNcclBytes)) : "");
+                            split_job ? fmt::format(" + {} of NCCL buffers", Bytes(kNcclBufferBytes)) : "");
     c.source = "docs/plan.md, 'Overhead': HF measured 1.3 GB; vLLM non-torch 0.12-1.79 GiB, 3.58 GiB per GPU at TP=2";
     plan.overhead_bytes = c.bytes;
     plan.overhead_low_bytes = kOverheadLowBytes;
-    plan.overhead_high_bytes = kOverheadHighBytes + (job.tensor_parallel > 1 ? kNcclBytes : 0);
+    plan.overhead_high_bytes = kOverheadHighBytes + (split_job ? kNcclBufferBytes : 0);
     plan.components.push_back(c);
   }
 
@@ -348,53 +344,6 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
                             "more than it allocates, often by hundreds of MiB) and CUDA graphs (1-3 GiB in vLLM).",
                             names);
   return plan;
-}
-
-FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes) {
-  FitResult fit;
-  fit.usable_bytes = usable_bytes * job.headroom;
-  fit.fits = plan.total_bytes <= fit.usable_bytes;
-  fit.free_after_bytes = fit.usable_bytes - plan.total_bytes;
-  if (job.tensor_parallel > 1) {
-    // The plan is already per GPU of a split of tensor_parallel GPUs.
-    fit.gpus_needed = fit.fits ? job.tensor_parallel : 0;
-    return fit;
-  }
-  if (fit.fits) {
-    fit.gpus_needed = 1;
-    return fit;
-  }
-  // Split evenly over n GPUs: the model part divides, the overhead (plus NCCL) repeats.
-  double shared = plan.total_bytes - plan.overhead_bytes;
-  double per_gpu_room = fit.usable_bytes - plan.overhead_bytes - kNcclBytes;
-  if (per_gpu_room <= 0) return fit;
-  double n = std::ceil(shared / per_gpu_room);
-  fit.gpus_needed = n > 1e6 ? 0 : static_cast<int>(n);
-  return fit;
-}
-
-Capacity FindCapacity(const ModelShape& shape, const Job& job, double usable_bytes) {
-  Capacity capacity;
-  auto fits = [&](std::int64_t batch, std::int64_t seq) {
-    Job trial = job;
-    trial.batch = batch;
-    trial.seq = seq;
-    auto plan = PlanMemory(shape, trial);
-    return plan.ok() && plan->total_bytes <= usable_bytes * job.headroom;
-  };
-  // Memory grows monotonically with batch and with sequence, so bisection finds the edge.
-  auto largest = [&](auto&& ok, std::int64_t hi) -> std::int64_t {
-    if (!ok(1)) return 0;
-    std::int64_t lo = 1;
-    while (lo < hi) {
-      std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (ok(mid)) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-  };
-  capacity.max_batch_at_seq = largest([&](std::int64_t v) { return fits(v, job.seq); }, kMaxBatch);
-  capacity.max_seq_at_batch = largest([&](std::int64_t v) { return fits(job.batch, v); }, kMaxSeq);
-  return capacity;
 }
 
 }  // namespace gpuprobe::model

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,27 @@ struct Job {
   int lora_rank = 16;
   bool lora_all_linears = true;       ///< all linears of each layer; false: q, k, v, o only
   int tensor_parallel = 1;            ///< GPUs the model is split across (Megatron/vLLM TP)
+  int pipeline_parallel = 1;          ///< pipeline stages: each GPU holds ~1/pp of the layers
+  /// GPUs the routed experts are spread over (vLLM --enable-expert-parallel: EP = TP x DP);
+  /// 0 means experts are tensor-split like every other weight (EP off).
+  int expert_parallel = 0;
+  /// The checkpoint's own quantisation (config.json), used when no --dtype overrides it.
+  std::optional<WeightQuant> weight_quant;
+  /// Bytes the checkpoint stores for its weights (safetensors or GGUF headers), used when
+  /// no --dtype overrides it: the weights component is then exact.
+  double checkpoint_weight_bytes = 0;
+  std::string checkpoint_weight_note;  ///< what was read ("4 safetensors files", "GGUF Q4_K_M")
+  std::int64_t shared_prefix = 0;     ///< tokens every request shares (prefix caching)
   bool activation_checkpointing = false;  ///< recompute activations in the backward pass
   double headroom = 0.9;              ///< fraction of usable memory a plan may fill (vLLM: 0.9)
 };
+
+/// NCCL buffers per GPU once a job is split: vLLM's non-torch memory doubles at TP = 2
+/// (1.79 -> 3.58 GiB, docs/plan.md 'Overhead').
+inline constexpr double kNcclBufferBytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+
+/// GPUs a job is split over: max(tp, ep) x pp (EP spans the TP x DP GPUs in vLLM).
+int GpusOfSplit(const Job& job);
 
 /// Largest batch and sequence a plan accepts (beyond them the inputs are absurd).
 inline constexpr std::int64_t kMaxBatch = 1 << 20;
@@ -55,6 +74,8 @@ struct MemoryComponent {
 
 struct MemoryPlan {
   ParamCount params;
+  double weight_bytes_per_gpu = 0;     ///< the weights component
+  double kv_bytes_per_sequence = 0;    ///< one sequence of job.seq tokens, per GPU, 16-token blocks
   std::int64_t lora_params = 0;        ///< adapter parameters (LoRA/QLoRA)
   double kv_bytes_per_token = 0;       ///< all layers, K and V, at the KV dtype, whole model
   std::vector<MemoryComponent> components;  ///< summed into total_bytes
@@ -83,6 +104,22 @@ struct FitResult {
 /// and how many such GPUs it needs when split evenly (overhead repeats per GPU, plus NCCL
 /// buffers once split).
 FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes);
+
+/// Serving capacity the way vLLM reports it at startup: KV budget = usable x headroom minus
+/// weights, activations and overhead (per GPU); its paged blocks hold this many sequences.
+struct ServingCapacity {
+  double kv_budget_bytes = 0;          ///< per GPU; negative when nothing is left for KV
+  double kv_bytes_per_sequence = 0;    ///< per GPU, windows applied, rounded to 16-token blocks
+  std::int64_t max_sequences = 0;      ///< whole sequences of job.seq tokens that fit
+  double concurrency = 0;              ///< budget / per-sequence bytes (vLLM's "Maximum concurrency: X x")
+  std::int64_t block_tokens = 16;      ///< vLLM's default block size
+  /// With job.shared_prefix > 0: sequences that fit when all share that prefix's blocks.
+  std::int64_t max_sequences_shared_prefix = 0;
+};
+
+/// The serving capacity of `plan` on a GPU with `usable_bytes` (driver-reported). Only
+/// meaningful for inference; all zero for training jobs.
+ServingCapacity PlanServing(const ModelShape& shape, const Job& job, const MemoryPlan& plan, double usable_bytes);
 
 struct Capacity {
   std::int64_t max_batch_at_seq = 0;   ///< largest batch at job.seq that fits (0: none)

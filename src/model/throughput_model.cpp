@@ -78,7 +78,9 @@ core::Result<ThroughputPlan> PredictThroughput(const ModelShape& shape, const Me
                   weight_bytes * expert_share * touched / static_cast<double>(shape.num_experts);
     moe_note = fmt::format(" (MoE: {} of {} experts per layer read at batch {})", touched, shape.num_experts, job.batch);
   }
-  double kv_read = b * s * plan.kv_bytes_per_token;
+  // Each sequence reads its whole cache every step: windows capped, MLA latent, SSM state.
+  const double e_kv = BytesPerElement(job.kv_dtype);
+  double kv_read = KvCacheBytes(shape, e_kv, e_kv, job.seq, job.batch);
   double flops_per_token = 2.0 * static_cast<double>(p.active) + 4.0 * L * s * ad;
   double t_mem = (weight_read + kv_read) / (tp * *bandwidth);
   double t_cmp = b * flops_per_token / (tp * *peak);

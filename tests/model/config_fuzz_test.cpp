@@ -10,9 +10,14 @@
 namespace gpuprobe::model {
 namespace {
 
-const char* kFixtures[] = {"llama-2-7b.json", "meta-llama-3-8b.json", "mixtral-8x7b-v0.1.json", "qwen2-7b.json",
-                           "gemma-2-9b.json", "phi-3-mini-4k-instruct.json", "gpt2.json", "bert-base-uncased.json",
-                           "llava-1.5-7b.json"};
+const char* kFixtures[] = {"hf_configs/llama-2-7b.json", "hf_configs/meta-llama-3-8b.json",
+                           "hf_configs/mixtral-8x7b-v0.1.json", "hf_configs/qwen2-7b.json", "hf_configs/gemma-2-9b.json",
+                           "hf_configs/phi-3-mini-4k-instruct.json", "hf_configs/gpt2.json",
+                           "hf_configs/bert-base-uncased.json", "hf_configs/llava-1.5-7b.json",
+                           "configs/deepseek-ai--deepseek-v3-base.config.json", "configs/tiiuae--falcon-40b.config.json",
+                           "configs/thudm--chatglm3-6b.config.json", "configs/qwen--qwen3-30b-a3b-fp8.config.json",
+                           "configs/synthetic-jamba.json", "configs/synthetic-mamba2.json",
+                           "configs/synthetic-qwen2-moe.json"};
 
 // Whatever parses must also plan without crashing.
 void ParseAndPlan(const std::string& text) {
@@ -30,7 +35,7 @@ void ParseAndPlan(const std::string& text) {
 
 TEST(ConfigFuzz, EveryTruncationIsHandled) {
   for (const char* name : kFixtures) {
-    std::string text = gpuprobe::testing::ReadFixture(std::string("hf_configs/") + name);
+    std::string text = gpuprobe::testing::ReadFixture(name);
     for (size_t length = 0; length < text.size(); ++length) ParseAndPlan(text.substr(0, length));
   }
 }
@@ -39,7 +44,7 @@ TEST(ConfigFuzz, RandomByteMutationsAreHandled) {
   std::mt19937 rng(12345);  // fixed seed: the test is reproducible
   const std::string alphabet = "0123456789-.eE{}[]\":, truefalsnul\x00\xff";
   for (const char* name : kFixtures) {
-    std::string original = gpuprobe::testing::ReadFixture(std::string("hf_configs/") + name);
+    std::string original = gpuprobe::testing::ReadFixture(name);
     for (int round = 0; round < 400; ++round) {
       std::string text = original;
       int edits = 1 + static_cast<int>(rng() % 6);
@@ -61,7 +66,7 @@ TEST(ConfigFuzz, NumericFieldMutationsAreHandled) {
   // Replace each number with extreme values: zero, negative, huge, fractional, exponent.
   const char* values[] = {"0", "-1", "1e308", "1e18", "0.5", "9223372036854775807", "-0", "1e-9", "null", "\"7\""};
   for (const char* name : kFixtures) {
-    std::string original = gpuprobe::testing::ReadFixture(std::string("hf_configs/") + name);
+    std::string original = gpuprobe::testing::ReadFixture(name);
     for (size_t i = 0; i < original.size(); ++i) {
       if (!(original[i] == ':' && i + 2 < original.size() && std::isdigit(static_cast<unsigned char>(original[i + 2])))) {
         continue;

@@ -110,14 +110,16 @@ TEST(HfConfig, LlamaAttentionBiasCoversAllFourProjections) {
   EXPECT_EQ(c.mlp, 3 * 64 * 128 + 2 * 128 + 64);
 }
 
-TEST(HfConfig, UnsupportedArchitectureIsNamedWithTheSupportedList) {
-  auto shape = ParseHfConfig(ReadFixture("hf_configs/deepseek-v3-unsupported.json"), "deepseek.json");
+TEST(HfConfig, UnknownTypeWithoutDecoderFieldsIsNamedWithTheSupportedList) {
+  const char* config = R"({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512})";
+  auto shape = ParseHfConfig(config, "t5.json");
   ASSERT_FALSE(shape.ok());
   EXPECT_EQ(shape.status().code(), core::StatusCode::kInvalidArgument);
   const std::string message = shape.status().message();
-  EXPECT_NE(message.find("deepseek.json"), std::string::npos);
-  EXPECT_NE(message.find("deepseek_v3"), std::string::npos);
-  EXPECT_NE(message.find("DeepseekV3ForCausalLM"), std::string::npos);
+  EXPECT_NE(message.find("t5.json"), std::string::npos);
+  EXPECT_NE(message.find("'t5'"), std::string::npos);
+  EXPECT_NE(message.find("T5ForConditionalGeneration"), std::string::npos);
+  EXPECT_NE(message.find("hidden_size"), std::string::npos) << "names the first missing decoder field";
   EXPECT_NE(message.find("llama, mistral"), std::string::npos);
   EXPECT_NE(shape.status().hint().find("--params"), std::string::npos);
 }

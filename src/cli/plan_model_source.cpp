@@ -1,0 +1,188 @@
+#include "cli/plan_model_source.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "checkpoint/checkpoint_files.h"
+#include "core/embedded_data.h"
+#include "core/file_io.h"
+#include "model/gguf.h"
+#include "model/gguf_shape.h"
+#include "model/hf_config.h"
+#include "model/model_catalog.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using core::Result;
+using core::Status;
+
+// A config.json is a few KiB; anything this large is not one.
+constexpr std::uint64_t kMaxConfigBytes = 16 << 20;
+constexpr size_t kMaxShards = 10000;
+constexpr std::uint64_t kMaxGgufHeaderBytes = 1ull << 30;
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A tensor of a layer past the model's last one: DeepSeek-V3 stores its MTP module as layer 61.
+bool IsExtraLayer(const std::string& name, std::int64_t layers) {
+  const std::string prefix = "model.layers.";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::int64_t index = 0;
+  size_t i = prefix.size();
+  if (i >= name.size() || name[i] < '0' || name[i] > '9') return false;
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && index < (1 << 20); ++i) index = index * 10 + (name[i] - '0');
+  return index >= layers;
+}
+
+bool QuantizedDtype(const std::string& dtype) {
+  return dtype == "I32" || dtype == "U32" || dtype == "I8" || dtype == "U8" || dtype.rfind("F8", 0) == 0 ||
+         dtype == "F4" || dtype.rfind("F6", 0) == 0 || dtype.rfind("Q", 0) == 0 || dtype.rfind("IQ", 0) == 0 ||
+         dtype.rfind("TQ", 0) == 0 || dtype == "MXFP4";
+}
+
+void Compare(CheckpointSummary& c, const model::ModelShape& shape) {
+  for (const auto& [dtype, totals] : c.serving.by_dtype) c.quantized = c.quantized || QuantizedDtype(dtype);
+  // GGUF tensor infos give logical element counts even for quantised types; safetensors
+  // stores packed integers, whose element counts are not parameters.
+  if ((c.quantized && c.format != "gguf") || c.serving.tensors == 0) return;
+  model::ParamCount p = model::CountParameters(shape);
+  c.matches_recipe = static_cast<std::int64_t>(c.serving.elements) == p.total &&
+                     (c.mtp_elements == 0 || static_cast<std::int64_t>(c.mtp_elements) == p.mtp);
+}
+
+Result<ModelSource> FromConfigText(const std::string& text, const std::string& label, const std::string& found_in) {
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source.shape, model::ParseHfConfig(text, label));
+  source.label = label;
+  source.found_in = found_in;
+  return source;
+}
+
+Result<ModelSource> FromSafetensors(ModelSource source, const std::vector<std::string>& files) {
+  if (files.size() > kMaxShards) {
+    return Status::InvalidArgument(fmt::format("{}: {} safetensors files, more than any checkpoint", source.label, files.size()));
+  }
+  CheckpointSummary c;
+  c.format = "safetensors";
+  for (const std::string& path : files) {
+    checkpoint::HeaderBytes header;
+    GPUPROBE_ASSIGN_OR_RETURN(header, checkpoint::ReadSafetensorsHeader(path));
+    model::SafetensorsHeader parsed;
+    GPUPROBE_ASSIGN_OR_RETURN(parsed, model::ParseSafetensorsHeader(header.bytes, header.data_bytes, path));
+    for (const auto& t : parsed.tensors) {
+      const double bytes = static_cast<double>(t.end - t.begin);
+      c.stored.Add(t.dtype, t.elements, bytes);
+      if (model::IsStoredBuffer(t.name)) {
+        ++c.buffers;
+      } else if (IsExtraLayer(t.name, source.shape.num_layers)) {
+        c.mtp_elements += t.elements;
+      } else {
+        c.serving.Add(t.dtype, t.elements, bytes);
+      }
+    }
+    c.files.push_back(path);
+  }
+  Compare(c, source.shape);
+  source.checkpoint = std::move(c);
+  return source;
+}
+
+Result<ModelSource> FromGguf(const std::string& path) {
+  checkpoint::HeaderBytes prefix;
+  std::uint64_t want = 8 << 20;
+  Result<model::GgufFile> parsed = Status::Internal("unread");
+  for (;;) {
+    GPUPROBE_ASSIGN_OR_RETURN(prefix, checkpoint::ReadFilePrefix(path, want));
+    parsed = model::ParseGguf(prefix.bytes, prefix.file_size, path);
+    if (parsed.ok() || parsed.status().code() != core::StatusCode::kUnavailable) break;
+    // The metadata (a vocabulary can be megabytes) runs past what was read: read more.
+    std::uint64_t needed = std::strtoull(parsed.status().message().c_str(), nullptr, 10);
+    want = std::max(want * 4, needed);
+    if (want > kMaxGgufHeaderBytes) {
+      return Status::InvalidArgument(fmt::format("{}: GGUF metadata larger than 1 GiB; not read", path));
+    }
+  }
+  if (!parsed.ok()) return parsed.status();
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source.shape, model::ShapeFromGguf(*parsed, path));
+  source.label = path;
+  source.found_in = "gguf";
+  CheckpointSummary c;
+  c.format = "gguf";
+  c.files.push_back(path);
+  for (const auto& t : parsed->tensors) {
+    std::string type = model::GgmlType(t.type).name;
+    c.stored.Add(type, t.elements, t.bytes);
+    c.serving.Add(type, t.elements, t.bytes);
+  }
+  Compare(c, source.shape);
+  source.checkpoint = std::move(c);
+  return source;
+}
+
+Result<ModelSource> FromDirectory(const std::string& dir, const std::string& found_in) {
+  checkpoint::CheckpointFiles files;
+  GPUPROBE_ASSIGN_OR_RETURN(files, checkpoint::ScanDirectory(dir));
+  if (files.config_path.empty()) {
+    if (!files.gguf.empty()) return FromGguf(files.gguf.front());
+    return Status::InvalidArgument(fmt::format("{}: no config.json, *.safetensors or *.gguf in this directory", dir),
+                                   "give the checkpoint directory, its config.json, or a .gguf file");
+  }
+  std::string text;
+  GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(files.config_path, kMaxConfigBytes));
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(text, files.config_path, found_in));
+  source.label = dir;
+  if (files.safetensors.empty()) return source;
+  return FromSafetensors(std::move(source), files.safetensors);
+}
+
+}  // namespace
+
+Result<ModelSource> ResolveModel(const std::string& model) {
+  if (model == "-") {
+    std::string text;
+    GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile("-", kMaxConfigBytes));
+    return FromConfigText(text, "-", "stdin");
+  }
+  if (checkpoint::PathExists(model)) {
+    if (checkpoint::IsDirectory(model)) return FromDirectory(model, "directory");
+    if (EndsWith(model, ".gguf")) return FromGguf(model);
+    std::string text;
+    GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(model, kMaxConfigBytes));
+    return FromConfigText(text, model, "file");
+  }
+  if (auto snapshot = checkpoint::FindHubSnapshot(model)) {
+    auto source = FromDirectory(*snapshot, "hub_cache");
+    if (source.ok()) source->label = model + " (" + *snapshot + ")";
+    return source;
+  }
+  auto catalog_text = core::EmbeddedFile("models/catalog.json");
+  if (!catalog_text.ok()) return catalog_text.status();
+  std::vector<model::CatalogEntry> catalog;
+  GPUPROBE_ASSIGN_OR_RETURN(catalog, model::ParseModelCatalog(*catalog_text, "models/catalog.json"));
+  if (const model::CatalogEntry* entry = model::FindCatalogEntry(catalog, model)) {
+    ModelSource source;
+    GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(entry->config_json, entry->id, "catalog"));
+    source.catalog_source = entry->source;
+    return source;
+  }
+  std::string roots;
+  for (const auto& root : checkpoint::HubCacheRoots()) roots += (roots.empty() ? "" : ", ") + root;
+  auto close = model::SuggestCatalogIds(catalog, model);
+  std::string suggestion;
+  for (const auto& id : close) suggestion += (suggestion.empty() ? "did you mean '" : "' or '") + id;
+  if (!suggestion.empty()) suggestion += "'?";
+  return Status::InvalidArgument(
+      fmt::format("--model {}: no such file, not in the local Hub cache ({}) and not in the catalogue of {} models{}",
+                  model, roots.empty() ? "no cache directory set" : roots, catalog.size(),
+                  suggestion.empty() ? "" : "; " + suggestion),
+      "give a config.json, a checkpoint directory, a .gguf file or a Hub id such as Qwen/Qwen3-8B");
+}
+
+}  // namespace gpuprobe::cli
