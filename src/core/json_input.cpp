@@ -55,9 +55,11 @@ Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& 
   } catch (const nlohmann::json::parse_error& error) {
     auto [line, column] = LineAndColumn(text, error.byte > 0 ? error.byte - 1 : 0);
     return Status::ParseError(fmt::format("{}: not valid JSON (line {}, column {})", label, line, column));
+  } catch (const nlohmann::json::out_of_range&) {
+    // A number too large for a double (1e999): the text is JSON, the value is not.
+    return Status::ParseError(fmt::format("{}: not valid JSON (a number is out of range)", label));
   } catch (const nlohmann::json::exception& error) {
-    // A number too large for a double (1e999) and the like: the text is JSON, the value is not.
-    return Status::ParseError(fmt::format("{}: a value cannot be read ({})", label, error.what()));
+    return Status::ParseError(fmt::format("{}: not valid JSON ({})", label, error.what()));
   }
 }
 

@@ -24,13 +24,8 @@ std::string Show(const json& value) {
 }  // namespace
 
 Result<json> ParseConfigJson(std::string_view text, const std::string& label) {
-  try {
-    return core::ParseJsonInput(text, label);
-  } catch (const json::exception&) {
-    // ParseJsonInput catches syntax errors only; nlohmann throws out_of_range for numbers
-    // beyond a double (e.g. 1e999).
-    return Status::ParseError(fmt::format("{}: not valid JSON (a number is out of range)", label));
-  }
+  // Depth limit, syntax errors and numbers beyond a double (1e999) all come back as errors.
+  return core::ParseJsonInput(text, label);
 }
 
 ConfigReader::ConfigReader(const json& object, std::string label, std::string prefix)
