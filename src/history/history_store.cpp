@@ -90,56 +90,118 @@ std::string DefaultHistoryPath() {
   return std::string(home && *home ? home : ".") + "/.local/share/gpuprobe/history.db";
 }
 
+namespace {
+
+// Reads user_version and whether the file has any table, inside the caller's transaction.
+core::Status ReadSchema(sqlite3* db, const std::string& path, int* user_version, bool* empty) {
+  Statement check(db, "PRAGMA user_version");
+  if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW) {
+    return core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
+                                    "pass another file with --db; this one was left untouched");
+  }
+  *user_version = sqlite3_column_int(check.get(), 0);
+  Statement tables(db, "SELECT count(*) FROM sqlite_master");
+  if (!tables.ok() || sqlite3_step(tables.get()) != SQLITE_ROW) return DbError(db, path, "cannot read");
+  *empty = sqlite3_column_int(tables.get(), 0) == 0;
+  return core::Status::Ok();
+}
+
+core::Status CheckOurs(int user_version, bool empty, const std::string& path) {
+  if (!empty && user_version != kSchemaVersion) {
+    return core::Status::ParseError(
+        fmt::format("'{}' is an SQLite file but not a gpuprobe history (schema {})", path, user_version),
+        "pass another file with --db; this one was left untouched");
+  }
+  return core::Status::Ok();
+}
+
+}  // namespace
+
 core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool create) {
   std::error_code ec;
   bool exists = std::filesystem::exists(path, ec);
   if (!exists && !create) {
     return core::Status::InvalidArgument(fmt::format("no history at '{}'", path), "save a run first: gpuprobe bench --save");
   }
-  if (exists && std::filesystem::is_directory(path, ec)) {
-    return core::Status::InvalidArgument(fmt::format("history '{}' is a directory, not a file", path));
+  if (exists && !std::filesystem::is_regular_file(path, ec)) {
+    return core::Status::InvalidArgument(fmt::format("history '{}' is not a regular file", path));
   }
+  bool made_directory = false;
   if (!exists) {
     auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) return core::Status::IoError(fmt::format("cannot create '{}': {}", parent.string(), ec.message()));
+    if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
+      made_directory = std::filesystem::create_directories(parent, ec);
+      if (ec) return core::Status::IoError(fmt::format("cannot create '{}': {}", parent.string(), ec.message()));
+    }
   }
+  // A reading verb opens read-only: it can never turn a stray file into a database.
   sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   HistoryStore store;
   store.path_ = path;
   store.db_ = std::shared_ptr<sqlite3>(raw, [](sqlite3* db) { sqlite3_close(db); });
   if (rc != SQLITE_OK) return DbError(raw, path, "cannot open");
-  sqlite3_busy_timeout(raw, 5000);  // another gpuprobe saving at the same moment waits, not fails
+  sqlite3_busy_timeout(raw, 10000);  // another gpuprobe saving at the same moment waits, not fails
+  sqlite3_extended_result_codes(raw, 1);
 
-  // A file that is not ours is refused before anything is written to it.
+  if (!create) {
+    int user_version = -1;
+    bool empty = false;
+    GPUPROBE_RETURN_IF_ERROR(ReadSchema(raw, path, &user_version, &empty));
+    if (empty) {
+      return core::Status::InvalidArgument(fmt::format("'{}' holds no saved run (an empty file)", path),
+                                           "save a run first: gpuprobe bench --save --db " + path);
+    }
+    GPUPROBE_RETURN_IF_ERROR(CheckOurs(user_version, empty, path));
+    return store;
+  }
+
+  // Writers: a file the OS will not let us write is found now, before a bench runs for minutes.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return core::Status::InvalidArgument(fmt::format("history '{}' is read-only", path),
+                                         "make it writable, or pass another file with --db");
+  }
+  // Check and create the schema in one write transaction: two processes that open a new
+  // file at the same moment serialise here instead of one reading a half-made schema.
+  auto undo_new_file = [&]() {
+    store.db_.reset();
+    if (!exists) {
+      std::filesystem::remove(path, ec);
+      std::filesystem::remove(path + "-wal", ec);
+      std::filesystem::remove(path + "-shm", ec);
+      std::filesystem::remove(path + "-journal", ec);
+      if (made_directory) std::filesystem::remove(std::filesystem::path(path).parent_path(), ec);
+    }
+  };
+  if (sqlite3_exec(raw, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    core::Status error = (sqlite3_errcode(raw) & 0xff) == SQLITE_NOTADB
+                             ? core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
+                                                        "pass another file with --db; this one was left untouched")
+                             : DbError(raw, path, "cannot write");
+    undo_new_file();
+    return error;
+  }
   int user_version = -1;
-  {
-    Statement check(raw, "PRAGMA user_version");
-    if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW) {
-      return core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
-                                      "pass another file with --db; this one was left untouched");
-    }
-    user_version = sqlite3_column_int(check.get(), 0);
-  }
   bool empty = false;
-  {
-    Statement tables(raw, "SELECT count(*) FROM sqlite_master");
-    if (!tables.ok() || sqlite3_step(tables.get()) != SQLITE_ROW) return DbError(raw, path, "cannot read");
-    empty = sqlite3_column_int(tables.get(), 0) == 0;
+  core::Status schema = ReadSchema(raw, path, &user_version, &empty);
+  if (schema.ok()) schema = CheckOurs(user_version, empty, path);
+  if (schema.ok() && empty) {
+    std::string script = std::string(kSchema) + fmt::format("PRAGMA user_version = {};", kSchemaVersion);
+    if (sqlite3_exec(raw, script.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) schema = DbError(raw, path, "cannot create the tables");
   }
-  if (!empty && user_version != kSchemaVersion) {
-    return core::Status::ParseError(fmt::format("'{}' is an SQLite file but not a gpuprobe history (schema {})", path, user_version),
-                                    "pass another file with --db; this one was left untouched");
+  if (schema.ok() && sqlite3_exec(raw, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    schema = DbError(raw, path, "cannot create the tables");
   }
-  if (empty) {
-    std::string script = std::string("BEGIN;") + kSchema + fmt::format("PRAGMA user_version = {};COMMIT;", kSchemaVersion);
-    if (sqlite3_exec(raw, script.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-      sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, nullptr);
-      return DbError(raw, path, "cannot create the tables");
-    }
+  if (!schema.ok()) {
+    sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, nullptr);
+    undo_new_file();  // a full disk leaves no empty file behind
+    return schema;
   }
+  // WAL: readers never block the writer and concurrent writers queue on the busy timeout.
+  // Set outside a transaction; a file system without shared memory keeps the rollback
+  // journal, which is still correct.
+  sqlite3_exec(raw, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
   sqlite3_exec(raw, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr);
   return store;
 }

@@ -1,9 +1,13 @@
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -97,8 +101,12 @@ TEST_F(HistoryStoreTest, AKillInTheMiddleOfASaveLosesNoEarlierRun) {
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ((*runs)[0].cpu, "before the crash");
   EXPECT_EQ((*runs)[0].results, 4);
-  // And the history still takes new runs.
-  EXPECT_TRUE(store->Save(Run("after", 1), "{}").ok());
+  // A store opened for reading refuses to write; opened for writing, the history still takes
+  // new runs.
+  EXPECT_FALSE(store->Save(Run("through a reader", 1), "{}").ok());
+  auto writer = HistoryStore::Open(path_, true);
+  ASSERT_TRUE(writer.ok());
+  EXPECT_TRUE(writer->Save(Run("after", 1), "{}").ok());
 }
 
 TEST_F(HistoryStoreTest, AFileThatIsNotAHistoryIsRefusedAndLeftUntouched) {
@@ -119,6 +127,78 @@ TEST_F(HistoryStoreTest, MissingHistoryIsAClearErrorWhenNotCreating) {
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("no history"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(path_));
+}
+
+// Fifty writers create the same new history at the same moment and each saves a run: the
+// schema is made once, in one transaction, and every save lands (WAL + busy timeout).
+TEST_F(HistoryStoreTest, FiftyConcurrentWritersOnANewFileAllSucceed) {
+  constexpr int kWriters = 50;
+  std::atomic<int> failures{0};
+  std::vector<std::string> errors(kWriters);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWriters; ++i) {
+    threads.emplace_back([&, i] {
+      auto store = HistoryStore::Open(path_, true);
+      if (!store.ok()) {
+        errors[static_cast<size_t>(i)] = store.status().message();
+        ++failures;
+        return;
+      }
+      auto id = store->Save(Run("writer " + std::to_string(i), 3), "{}");
+      if (!id.ok()) {
+        errors[static_cast<size_t>(i)] = id.status().message();
+        ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) EXPECT_TRUE(e.empty()) << e;
+  EXPECT_EQ(failures.load(), 0);
+  auto store = HistoryStore::Open(path_, false);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto runs = store->List();
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(runs->size(), static_cast<size_t>(kWriters));
+}
+
+TEST_F(HistoryStoreTest, AReadingVerbNeverWritesNotEvenToAnEmptyFile) {
+  std::filesystem::create_directories(dir_);
+  std::string empty = (dir_ / "empty.db").string();
+  std::ofstream(empty).close();
+  auto store = HistoryStore::Open(empty, false);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("no saved run"), std::string::npos) << store.status().message();
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u) << "the empty file must stay empty";
+}
+
+TEST_F(HistoryStoreTest, AReadOnlyHistoryIsRefusedWhenOpenedNotAfterTheRun) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes read-only files: the check cannot be seen as root";
+  { ASSERT_TRUE(HistoryStore::Open(path_, true).ok()); }
+  ASSERT_EQ(::chmod(path_.c_str(), 0444), 0);
+  auto store = HistoryStore::Open(path_, true);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("read-only"), std::string::npos) << store.status().message();
+}
+
+// A full disk (simulated with a file-size limit in a child process) is an error, and the new
+// file that could not be made is not left behind empty.
+TEST_F(HistoryStoreTest, AFullDiskLeavesNoEmptyFileBehind) {
+  std::filesystem::create_directories(dir_);
+  std::string path = (dir_ / "full.db").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {1024, 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    auto store = HistoryStore::Open(path, true);
+    _exit(store.ok() ? 1 : 0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the open must fail when nothing can be written";
+  EXPECT_FALSE(std::filesystem::exists(path)) << "no empty database left behind";
 }
 
 }  // namespace
