@@ -136,6 +136,19 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter());
   if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%80s\r", "");
   if (!report.ok()) return report.status();
+  // A selection that cannot run here (GPU benchmarks on a machine without a GPU) is exit 3
+  // with what is missing, not "0 of 0 verified" and exit 0.
+  bool any_ran = false;
+  std::string skip_reason = report->gpu_absent_reason;
+  for (const auto& r : report->results) {
+    if (!r.skipped) any_ran = true;
+    if (r.skipped && skip_reason.empty()) skip_reason = r.skip_reason;
+  }
+  if (!any_ran) {
+    return core::Status::Unavailable(
+        Tr(ctx.texts, "bench.none_ran", fmt::arg("reason", skip_reason.empty() ? ctx.texts.Get("common.unknown") : skip_reason)),
+        "gpuprobe bench --list");
+  }
 
   nlohmann::json document = BenchToJson(*report, ctx.texts);
   if (ctx.options.json) {
