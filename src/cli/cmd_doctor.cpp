@@ -2,7 +2,6 @@
 // the fix: driver module, nouveau, device nodes, container passthrough, NVML, the driver's
 // CUDA ceiling, toolkits, frameworks, settings, and a minimal on-GPU smoke test.
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "doctor/checks.h"
@@ -13,9 +12,15 @@ namespace gpuprobe::cli {
 namespace {
 
 constexpr const char* kFooter = R"(Examples:
-  gpuprobe doctor               every check, with evidence and the fix
-  gpuprobe doctor --json        for scripts and support tickets
-  gpuprobe doctor --no-smoke-test
+  gpuprobe doctor                 every check, with evidence and the fix
+  gpuprobe --lang zh doctor       the same in Chinese
+  gpuprobe doctor --json          for scripts and support tickets (schema gpuprobe.doctor.v1)
+  gpuprobe doctor --no-smoke-test skip the small kernel run on each GPU
+
+Checks, in order: gpu_hardware, kernel_module, nouveau, device_nodes, container, nvml,
+driver_cuda, toolkit, frameworks (pytorch, tensorflow, jax, cupy), compiled_archs,
+gpu_settings (persistence, ecc, mig), smoke_test. Each says ok, info, warn, fail or skip;
+a skip says what is missing and how to get it.
 
 Exit status: 0 nothing wrong (also on a machine without a GPU); 1 a check warned or failed.)";
 
@@ -23,40 +28,17 @@ struct DoctorOptions {
   bool skip_smoke = false;
 };
 
-std::string Marker(doctor::CheckStatus s) {
-  switch (s) {
-    case doctor::CheckStatus::kOk: return "[ ok ]";
-    case doctor::CheckStatus::kInfo: return "[info]";
-    case doctor::CheckStatus::kWarn: return "[warn]";
-    case doctor::CheckStatus::kFail: return "[FAIL]";
-    case doctor::CheckStatus::kSkip: return "[skip]";
-  }
-  return "[?]";
-}
-
 core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o) {
   doctor::DoctorReport report = summary::RunDoctorChecks(!o.skip_smoke);
   doctor::CheckStatus worst = doctor::WorstStatus(report.checks);
   if (ctx.options.json) {
-    auto doc = summary::DoctorToJson(report);
-    ctx.out << report::RenderJson(doc);
+    ctx.out << report::RenderJson(summary::DoctorToJson(report, ctx.texts));
   } else {
-    std::string out = ctx.texts.Get("doctor.title") + "\n\n";
-    for (const auto& c : report.checks) {
-      out += fmt::format("{} {}: {}\n", Marker(c.status), c.title, c.evidence);
-      if (!c.fix.empty() && c.status != doctor::CheckStatus::kOk) out += "       -> " + c.fix + "\n";
-    }
-    out += "\n";
-    if (!report.gpu_present) {
-      out += ctx.texts.Get("doctor.no_gpu") + "\n";
-    } else {
-      out += ctx.texts.Get(worst == doctor::CheckStatus::kFail   ? "doctor.verdict.fail"
-                           : worst == doctor::CheckStatus::kWarn ? "doctor.verdict.warn"
-                                                                 : "doctor.verdict.ok") + "\n";
-    }
-    ctx.out << out;
+    ctx.out << summary::DoctorTextView(report, ctx.texts);
   }
-  return worst == doctor::CheckStatus::kFail || worst == doctor::CheckStatus::kWarn ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
+  return worst == doctor::CheckStatus::kFail || worst == doctor::CheckStatus::kWarn
+             ? core::ExitCode::kProblemsFound
+             : core::ExitCode::kOk;
 }
 
 }  // namespace
@@ -64,7 +46,8 @@ core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o)
 VerbRunner SetupDoctorVerb(CLI::App* command) {
   auto o = std::make_shared<DoctorOptions>();
   command->footer(kFooter);
-  command->add_flag("--no-smoke-test", o->skip_smoke, "do not run the small verified kernel on each GPU");
+  command->add_flag("--no-smoke-test", o->skip_smoke,
+                    "do not run the small verified kernel on each GPU");
   return [o](VerbContext& ctx) { return RunDoctor(ctx, *o); };
 }
 

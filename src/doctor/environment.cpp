@@ -48,12 +48,15 @@ bool Environment::Exists(const std::string& path) const {
   return std::filesystem::exists(Path(path), error);
 }
 
-bool Environment::Accessible(const std::string& path) const { return ::access(Path(path).c_str(), R_OK | W_OK) == 0; }
+bool Environment::Accessible(const std::string& path) const {
+  return ::access(Path(path).c_str(), R_OK | W_OK) == 0;
+}
 
 std::vector<std::string> Environment::List(const std::string& directory) const {
   std::vector<std::string> out;
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(Path(directory), error)) out.push_back(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(Path(directory), error))
+    out.push_back(entry.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -71,12 +74,14 @@ std::optional<std::string> Environment::Variable(const std::string& name) const 
 }
 
 std::string Environment::FindProgram(const std::string& program) const {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0 ? program : std::string();
+  if (program.find('/') != std::string::npos)
+    return ::access(program.c_str(), X_OK) == 0 ? program : std::string();
   std::string path = Variable("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find(':', start);
-    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        path.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (!dir.empty()) {
       std::string candidate = dir + "/" + program;
       if (::access(candidate.c_str(), X_OK) == 0) return candidate;
@@ -87,7 +92,8 @@ std::string Environment::FindProgram(const std::string& program) const {
   return {};
 }
 
-core::Result<core::SubprocessResult> Environment::Run(const std::vector<std::string>& raw_argv, double timeout_seconds) const {
+core::Result<core::SubprocessResult> Environment::Run(const std::vector<std::string>& raw_argv,
+                                                      double timeout_seconds) const {
   // Programs come from this environment's PATH, so tests can supply fake nvcc and python3.
   std::vector<std::string> argv = raw_argv;
   if (!argv.empty()) {

@@ -2,6 +2,9 @@
 // recorded environment: a root directory holding proc/, sys/, dev/ and etc/ trees, the process
 // environment, and programs run with a timeout and no shell (nvcc, python3).
 //
+// Every method is virtual so a test can fake one answer the file tree cannot give (a device
+// node this user may not open, when the tests run as root).
+//
 // Thread safety: read-only after construction.
 #pragma once
 
@@ -20,22 +23,27 @@ class Environment {
   /// `root` prefixes every absolute path ("/" for the real machine). `variables` are the
   /// environment variables doctor looks at.
   Environment(std::string root, std::map<std::string, std::string> variables);
+  virtual ~Environment() = default;
+  Environment(const Environment&) = default;
+  Environment& operator=(const Environment&) = default;
   /// The real machine: root from $GPUPROBE_DOCTOR_ROOT (tests) or "/", the real environment.
   static Environment Real();
 
   const std::string& root() const { return root_; }
-  std::optional<std::string> Read(const std::string& path, std::size_t max_bytes = 1 << 20) const;
-  bool Exists(const std::string& path) const;
+  virtual std::optional<std::string> Read(const std::string& path,
+                                          std::size_t max_bytes = 1 << 20) const;
+  virtual bool Exists(const std::string& path) const;
   /// Whether the current user may read and write the path (device nodes).
-  bool Accessible(const std::string& path) const;
-  std::vector<std::string> List(const std::string& directory) const;
+  virtual bool Accessible(const std::string& path) const;
+  virtual std::vector<std::string> List(const std::string& directory) const;
   /// The target of a symlink, or empty.
-  std::string LinkTarget(const std::string& path) const;
-  std::optional<std::string> Variable(const std::string& name) const;
+  virtual std::string LinkTarget(const std::string& path) const;
+  virtual std::optional<std::string> Variable(const std::string& name) const;
   /// The full path of `program` on this environment's PATH, or empty.
-  std::string FindProgram(const std::string& program) const;
+  virtual std::string FindProgram(const std::string& program) const;
   /// Runs a program found on this environment's PATH; Unavailable when it is not installed.
-  core::Result<core::SubprocessResult> Run(const std::vector<std::string>& argv, double timeout_seconds) const;
+  virtual core::Result<core::SubprocessResult> Run(const std::vector<std::string>& argv,
+                                                   double timeout_seconds) const;
 
  private:
   std::string Path(const std::string& path) const;

@@ -1,9 +1,6 @@
 #include "summary/doctor_run.h"
 
-#include <fmt/format.h>
-
 #include "bench/cuda/cuda_device.h"
-#include "report/json_document.h"
 #include "telemetry/nvml_library.h"
 #include "telemetry/nvml_source.h"
 
@@ -14,72 +11,67 @@ doctor::NvmlView ReadNvml() {
   doctor::NvmlView view;
   auto nvml = telemetry::NvmlLibrary::Load();
   if (!nvml.ok()) {
-    view.error = nvml.status().message();
+    view.failure = doctor::NvmlView::Failure::kNotLoadable;
+    view.detail = nvml.status().message();
     return view;
   }
+  // NvmlLibrary::Init reports a sentence; doctor words the failure itself from NVML's code,
+  // so ask nvmlInit once directly (NVML counts initialisations; shut this one down again).
+  nvmlReturn_t code = (*nvml)->fn().init();
+  if (code != NVML_SUCCESS) {
+    view.failure = doctor::NvmlView::Failure::kInitFailed;
+    view.init_code = code;
+    view.nvml_text = (*nvml)->ErrorString(code);
+    view.detail = telemetry::StatusFromNvml("nvmlInit", code, view.nvml_text).message();
+    return view;
+  }
+  (*nvml)->fn().shutdown();
   core::Status init = (*nvml)->Init();
-  if (!init.ok()) {
-    view.error = init.message();
-    return view;
-  }
-  auto gpus = telemetry::ReadNvmlSnapshots(**nvml);
+  auto gpus = init.ok() ? telemetry::ReadNvmlSnapshots(**nvml)
+                        : core::Result<std::vector<telemetry::Snapshot>>(init);
   if (!gpus.ok()) {
-    view.error = gpus.status().message();
+    view.failure = doctor::NvmlView::Failure::kReadFailed;
+    view.detail = gpus.status().message();
     return view;
   }
   view.loaded = true;
+  view.failure = doctor::NvmlView::Failure::kNone;
   view.gpus = std::move(gpus.value());
-  if (!view.gpus.empty()) {
-    view.driver_version = view.gpus[0].driver_version;
-    view.cuda_ceiling = view.gpus[0].cuda_version;
+  // Asked of the library, not of a GPU: NVML that lists no GPU still names its driver.
+  const telemetry::NvmlFunctions& f = (*nvml)->fn();
+  char buffer[GPUPROBE_NVML_VERSION_BUFFER] = {};
+  if (f.driver_version != nullptr && f.driver_version(buffer, sizeof buffer) == NVML_SUCCESS)
+    view.driver_version = buffer;
+  int cuda = 0;
+  if (f.cuda_driver_version != nullptr && f.cuda_driver_version(&cuda) == NVML_SUCCESS &&
+      cuda > 0) {
+    view.cuda_ceiling = std::to_string(cuda / 1000) + "." + std::to_string((cuda % 1000) / 10);
   }
   return view;
 }
+
+// The smoke test through the CUDA build (bench/cuda): allocate, run, copy back, verify.
+class CudaKernelRunner : public doctor::KernelRunner {
+ public:
+  bool Built() const override { return bench::CudaBuilt(); }
+  core::Result<Outcome> Run(int index) const override {
+    auto smoke = bench::RunSmokeTest(index);
+    if (!smoke.ok()) return smoke.status();
+    Outcome out;
+    out.elements = smoke->elements;
+    out.verified = smoke->verified;
+    out.mismatches = smoke->mismatches;
+    return out;
+  }
+};
 
 }  // namespace
 
 doctor::DoctorReport RunDoctorChecks(bool smoke_test) {
   doctor::Environment env = doctor::Environment::Real();
   doctor::NvmlView nvml = ReadNvml();
-  doctor::DoctorReport report = doctor::RunChecks(env, nvml);
-
-  // The smoke test: allocate, run a kernel, copy back, verify.
-  if (smoke_test && nvml.loaded && !nvml.gpus.empty()) {
-    if (!bench::CudaBuilt()) {
-      report.checks.push_back({"smoke_test", "a kernel runs on the GPU", doctor::CheckStatus::kSkip,
-                               "this gpuprobe was built without CUDA", "install the CUDA toolkit and rebuild gpuprobe"});
-    } else {
-      for (size_t i = 0; i < nvml.gpus.size(); ++i) {
-        auto smoke = bench::RunSmokeTest(static_cast<int>(i));
-        std::string label = fmt::format("GPU {}: ", i);
-        if (!smoke.ok()) {
-          report.checks.push_back({"smoke_test", "a kernel runs on the GPU", doctor::CheckStatus::kFail, label + smoke.status().message(),
-                                   smoke.status().hint()});
-        } else if (!smoke->verified) {
-          report.checks.push_back({"smoke_test", "a kernel runs on the GPU", doctor::CheckStatus::kFail,
-                                   fmt::format("{}{} of {} results wrong", label, smoke->mismatches, smoke->elements),
-                                   "the GPU computes wrong results: drain it and run a burn-in test"});
-        } else {
-          report.checks.push_back({"smoke_test", "a kernel runs on the GPU", doctor::CheckStatus::kOk,
-                                   fmt::format("{}allocated, ran a kernel on {} elements, copied back, every result verified", label, smoke->elements),
-                                   ""});
-        }
-      }
-    }
-  }
-  return report;
-}
-
-nlohmann::json DoctorToJson(const doctor::DoctorReport& report) {
-  auto doc = report::MakeDocument("doctor");
-  doc["gpu_present"] = report.gpu_present;
-  doc["driver_version"] = report.driver_version;
-  doc["status"] = doctor::CheckStatusName(doctor::WorstStatus(report.checks));
-  doc["checks"] = nlohmann::json::array();
-  for (const auto& c : report.checks) {
-    doc["checks"].push_back({{"id", c.id}, {"title", c.title}, {"status", doctor::CheckStatusName(c.status)}, {"evidence", c.evidence}, {"fix", c.fix}});
-  }
-  return doc;
+  CudaKernelRunner kernels;
+  return doctor::RunChecks(env, nvml, smoke_test ? &kernels : nullptr);
 }
 
 }  // namespace gpuprobe::summary

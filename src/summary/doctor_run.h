@@ -1,19 +1,17 @@
-// Running doctor's checks on this machine, with the on-GPU smoke test, and the document
-// `doctor --json` prints: shared by `doctor`, the tour and `report`.
+// Running doctor's checks on this machine: NVML read through the real loader, the smoke test
+// through the CUDA build. Shared by `doctor`, the tour and `report`; the views are in
+// doctor_view.h.
 //
-// Thread safety: call from one thread (it loads NVML and runs a kernel).
+// Thread safety: call from one thread (it loads NVML and runs kernels).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "doctor/checks.h"
+#include "summary/doctor_view.h"
 
 namespace gpuprobe::summary {
 
-/// Doctor's checks on this machine; with `smoke_test`, a small verified kernel on each GPU.
+/// Doctor's checks on this machine; with `smoke_test`, a small verified kernel on each GPU
+/// (without it, the smoke_test result says it was not asked for).
 doctor::DoctorReport RunDoctorChecks(bool smoke_test);
-
-/// gpuprobe.doctor.v1, as `doctor --json` prints it.
-nlohmann::json DoctorToJson(const doctor::DoctorReport& report);
 
 }  // namespace gpuprobe::summary

@@ -134,7 +134,7 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
     if (inspect.ok()) src.inspect = *inspect;
   }
   if (progress) progress("doctor's checks");
-  src.doctor = DoctorToJson(RunDoctorChecks(false));  // the identity step already ran the smoke test
+  src.doctor = DoctorToJson(RunDoctorChecks(false), texts);  // the identity step already ran the smoke test
   if (options.bench) src.bench = RunSideBySideBench(options, progress);
   src.origins.push_back(texts.Get("report.origin.live"));
   return src;
