@@ -62,7 +62,10 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json, s
   if (!parsed->is_object()) return Status::ParseError(fmt::format("{}: safetensors header is not a JSON object", label));
   SafetensorsHeader out;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-  for (const auto& [name, value] : parsed->items()) {
+  for (const auto& item : parsed->items()) {
+    // Named copies: C++17 lambdas cannot capture structured bindings.
+    const std::string& name = item.key();
+    const nlohmann::json& value = item.value();
     auto bad = [&](const std::string& what) {
       return Status::InvalidArgument(fmt::format("{}: tensor '{}' {}", label, name.substr(0, 200), what));
     };
