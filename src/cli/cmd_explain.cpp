@@ -50,17 +50,16 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
   ExplainResult result;
   std::string text;
   if (!o.from.empty()) {
-    if (!o.words.empty()) return core::Status::InvalidArgument("give the error as TEXT or --from FILE, not both");
+    if (!o.words.empty()) return core::Status::InvalidArgument(ctx.texts.Get("explain.error.text_and_from"));
     auto file = core::ReadTextFile(o.from, kMaxLogBytes);
     if (!file.ok()) return file.status();
     text = std::move(file.value());
-    result.source = o.from == "-" ? "standard input" : o.from;
+    result.source = o.from == "-" ? ctx.texts.Get("explain.standard_input") : o.from;
     result.log = true;
   } else {
     for (const auto& w : o.words) text += (text.empty() ? "" : " ") + w;
     if (text.empty()) {
-      return core::Status::InvalidArgument("give the error text to explain, --from LOGFILE, or --list",
-                                           "gpuprobe explain \"CUDA out of memory\"");
+      return core::Status::InvalidArgument(ctx.texts.Get("explain.error.nothing"), "gpuprobe explain \"CUDA out of memory\"");
     }
     result.query = text;
   }

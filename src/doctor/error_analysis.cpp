@@ -1,6 +1,8 @@
 #include "doctor/error_analysis.h"
 
 #include <algorithm>
+#include <thread>
+#include <deque>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -12,6 +14,13 @@ constexpr size_t kMaxExcerptBytes = 300;
 constexpr size_t kMaxListed = 16;
 constexpr size_t kMaxLookupBytes = 200;
 constexpr size_t kMaxFlattenedBytes = 1u << 20;
+constexpr size_t kMaxMemoRecordBytes = 1024;
+constexpr size_t kMaxMemoBytes = 16u << 20;
+// Records looked up before the memo judges whether this log repeats itself (1 in 10).
+constexpr size_t kMemoTrial = 20000;
+// Logs from this size on are scanned on several cores.
+constexpr size_t kParallelBytes = 8u << 20;
+constexpr unsigned kMaxThreads = 8;
 
 std::string Trimmed(std::string_view text) {
   size_t begin = text.find_first_not_of(" \t");
@@ -51,47 +60,159 @@ int SeverityRank(const std::string& severity) {
   return 2;
 }
 
-Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode) {
+namespace {
+
+// The hits of one stretch of a log, in order of first appearance; line numbers start after
+// `line_offset`.
+Analysis Scan(const ErrorMatcher& matcher, std::string_view text, int line_offset) {
   Analysis analysis;
   std::unordered_map<std::string, size_t> by_key;
+  // Logs repeat their errors (an Xid storm, every rank's copy of a traceback): a record that
+  // was recognised before is not matched again. Only recognised records are kept, the memory
+  // is bounded, and the memo switches itself off when records turn out not to repeat.
+  std::unordered_map<std::string_view, std::vector<Finding>> seen;
+  std::deque<std::string> seen_text;
+  size_t seen_bytes = 0, lookups = 0, reused = 0;
+  bool memo = true;
+  std::vector<Finding> local;
   ForEachRecord(text, kMaxMatchedLineBytes, [&](const LogRecord& record) {
-    analysis.lines = record.last_line;
-    std::vector<Finding> found = matcher.MatchRecord(record.text);
-    // One record describing one event twice (the Xid 79 line says "fallen off the bus") is
-    // counted once, under the cause.
-    if (found.size() > 1) {
-      std::vector<Finding> kept;
-      for (const auto& f : found) {
-        if (std::none_of(found.begin(), found.end(), [&](const Finding& o) { return YieldsTo(f, o); })) kept.push_back(f);
+    analysis.lines = line_offset + record.last_line;
+    const std::vector<Finding>* found = nullptr;
+    if (memo) {
+      ++lookups;
+      if (auto cached = seen.find(record.text); cached != seen.end()) {
+        ++reused;
+        found = &cached->second;
+      } else if (lookups >= kMemoTrial && reused * 10 < lookups) {
+        memo = false;
+        seen.clear();
+        seen_text.clear();
       }
-      found = std::move(kept);
     }
-    for (Finding& f : found) {
-      auto [it, inserted] = by_key.emplace(f.key, analysis.hits.size());
+    if (found == nullptr) {
+      local = matcher.MatchRecord(record.text);
+      // One record describing one event twice (the Xid 79 line says "fallen off the bus") is
+      // counted once, under the cause.
+      if (local.size() > 1) {
+        std::vector<Finding> kept;
+        for (const auto& f : local) {
+          if (std::none_of(local.begin(), local.end(), [&](const Finding& o) { return YieldsTo(f, o); })) kept.push_back(f);
+        }
+        local = std::move(kept);
+      }
+      found = &local;
+      if (memo && !local.empty() && record.text.size() <= kMaxMemoRecordBytes) {
+        if (seen_bytes > kMaxMemoBytes) {
+          seen.clear();
+          seen_text.clear();
+          seen_bytes = 0;
+        }
+        seen_bytes += record.text.size();
+        seen_text.emplace_back(record.text);
+        found = &seen.emplace(seen_text.back(), local).first->second;
+      }
+    }
+    for (const Finding& f : *found) {
+      auto it = by_key.find(f.key);
+      bool inserted = it == by_key.end();
       if (inserted) {
+        it = by_key.emplace(f.key, analysis.hits.size()).first;
         Hit hit;
-        hit.first_line = record.first_line;
+        hit.first_line = line_offset + record.first_line;
         hit.excerpt = Trimmed(record.text);
         hit.record = std::string(record.text);
         hit.time_kind = record.time.kind;
         hit.first_seconds = record.time.seconds;
         hit.first_time = std::string(record.time.text);
-        hit.finding = std::move(f);
+        hit.finding = f;
         analysis.hits.push_back(std::move(hit));
       }
       Hit& hit = analysis.hits[it->second];
       ++hit.occurrences;
-      hit.last_line = record.last_line;
+      hit.last_line = line_offset + record.last_line;
       if (record.time.kind != LogTime::Kind::kNone) {
         hit.last_seconds = record.time.seconds;
-        hit.last_time = std::string(record.time.text);
+        hit.last_time.assign(record.time.text.data(), record.time.text.size());
       }
-      if (const auto& x = inserted ? hit.finding.xid : f.xid) {
+      if (const auto& x = f.xid) {
         AddOnce(hit.gpus, x->pci);
-        if (!x->process.empty()) AddOnce(hit.processes, x->pid.empty() ? x->process : fmt::format("{} (pid {})", x->process, x->pid));
+        if (!x->process.empty() && hit.processes.size() < kMaxListed) {
+          AddOnce(hit.processes, x->pid.empty() ? x->process : x->process + " (pid " + x->pid + ")");
+        }
       }
     }
   });
+  return analysis;
+}
+
+// Adds `part` (a later stretch of the same log) to `all`.
+void Merge(Analysis& all, Analysis&& part) {
+  std::unordered_map<std::string, size_t> by_key;
+  for (size_t i = 0; i < all.hits.size(); ++i) by_key.emplace(all.hits[i].finding.key, i);
+  for (Hit& h : part.hits) {
+    auto it = by_key.find(h.finding.key);
+    if (it == by_key.end()) {
+      by_key.emplace(h.finding.key, all.hits.size());
+      all.hits.push_back(std::move(h));
+      continue;
+    }
+    Hit& into = all.hits[it->second];
+    into.occurrences += h.occurrences;
+    into.last_line = h.last_line;
+    if (!h.last_time.empty()) {
+      into.last_time = h.last_time;
+      into.last_seconds = h.last_seconds;
+    }
+    for (const auto& g : h.gpus) AddOnce(into.gpus, g);
+    for (const auto& p : h.processes) AddOnce(into.processes, p);
+  }
+  all.lines = std::max(all.lines, part.lines);
+}
+
+// Where a log may be cut for scanning in parallel: at the start of a line that cannot continue
+// a kernel notice over several lines. Returns the cut's offset, or text.size().
+size_t CutAfter(std::string_view text, size_t from) {
+  while (from < text.size()) {
+    size_t line = text.find('\n', from);
+    if (line == std::string_view::npos) return text.size();
+    size_t next = line + 1;
+    size_t end = text.find('\n', next);
+    std::string_view following = text.substr(next, (end == std::string_view::npos ? text.size() : end) - next);
+    if (ParseLogLine(following.substr(0, 4096)).message.substr(0, 5) != "NVRM:") return next;
+    from = next;
+  }
+  return text.size();
+}
+
+}  // namespace
+
+Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode) {
+  Analysis analysis;
+  unsigned threads = std::min(kMaxThreads, std::max(1u, std::thread::hardware_concurrency()));
+  if (mode == AnalysisMode::kLog && text.size() >= kParallelBytes && threads > 1) {
+    // A big log is cut into one stretch per core at line starts; each stretch is scanned on
+    // its own (the matcher is immutable and RE2 is safe to share), then the hits are merged in
+    // log order. The line numbers of a stretch start where the previous one ended.
+    std::vector<std::string_view> parts;
+    for (size_t begin = 0; begin < text.size();) {
+      size_t end = parts.size() + 1 == threads ? text.size() : CutAfter(text, std::min(text.size(), begin + text.size() / threads));
+      parts.push_back(text.substr(begin, end - begin));
+      begin = end;
+    }
+    std::vector<int> offsets(parts.size(), 0);
+    for (size_t i = 1; i < parts.size(); ++i) {
+      offsets[i] = offsets[i - 1] + static_cast<int>(std::count(parts[i - 1].begin(), parts[i - 1].end(), '\n'));
+    }
+    std::vector<Analysis> results(parts.size());
+    std::vector<std::thread> workers;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      workers.emplace_back([&, i] { results[i] = Scan(matcher, parts[i], offsets[i]); });
+    }
+    for (auto& w : workers) w.join();
+    for (auto& r : results) Merge(analysis, std::move(r));
+  } else {
+    analysis = Scan(matcher, text, 0);
+  }
   // A paste wrapped by a terminal or a web page ("Resource exhausted: Out\nof memory") is
   // read once more as one line, whitespace runs collapsed.
   if (analysis.hits.empty() && mode == AnalysisMode::kPaste && text.size() <= kMaxFlattenedBytes &&

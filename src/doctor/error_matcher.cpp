@@ -22,6 +22,15 @@ using internal::Lower;
 using internal::NormalizeMessage;
 using internal::WordCount;
 
+namespace {
+
+// Atoms shorter than this are not worth a prefilter ("cu", "id").
+constexpr int kMinAtomLength = 3;
+// More candidate patterns than this on one record: the combined automaton is cheaper.
+constexpr size_t kMaxCandidates = 24;
+
+}  // namespace
+
 std::string SeverityOfAction(const std::string& action) {
   if (action == "none") return "info";
   if (action == "reset_gpu" || action == "reboot_node" || action == "drain_node" || action == "rma") return "fail";
@@ -76,10 +85,12 @@ core::Result<const ErrorMatcher*> ErrorMatcher::Embedded() {
 
 core::Status ErrorMatcher::Compile() {
   set_ = std::make_unique<RE2::Set>(CaseInsensitive(), RE2::UNANCHORED);
-  auto add = [this](const std::string& pattern, Rule rule) -> core::Status {
+  std::vector<std::string> rule_patterns;
+  auto add = [this, &rule_patterns](const std::string& pattern, Rule rule) -> core::Status {
     std::string error;
     if (set_->Add(pattern, &error) < 0) return core::Status::ParseError(fmt::format("explain: cannot compile pattern '{}': {}", pattern, error));
     rules_.push_back(rule);
+    rule_patterns.push_back(pattern);
     return core::Status::Ok();
   };
   const auto& entries = kb_.entries();
@@ -107,22 +118,16 @@ core::Status ErrorMatcher::Compile() {
   }
   message_index_.assign(by_message.begin(), by_message.end());
   std::sort(message_index_.begin(), message_index_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  std::string all, self_evident;
-  for (const auto& [message, owners] : message_index_) {
-    std::string quoted = RE2::QuoteMeta(message);
-    all += (all.empty() ? "" : "|") + quoted;
-    bool runtime = std::any_of(owners.begin(), owners.end(), [](const StatusCode* s) { return s->api == kApiCudaRuntime; });
-    if (runtime && WordCount(message) >= kSelfEvidentWords) self_evident += (self_evident.empty() ? "" : "|") + quoted;
-  }
+  std::string all;
+  for (const auto& [message, owners] : message_index_) all += (all.empty() ? "" : "|") + RE2::QuoteMeta(message);
   RE2::Options longest = CaseInsensitive();
   longest.set_longest_match(true);
   messages_ = std::make_unique<RE2>("(" + all + ")", longest);
   if (!messages_->ok()) return core::Status::ParseError("explain: cannot compile the status messages: " + messages_->error());
-  GPUPROBE_RETURN_IF_ERROR(add(R"(\b(?:)" + self_evident + R"())", {Rule::Kind::kMessage}));
-  // A short message counts beside a word of some API; FindMessages decides which.
-  const std::string context = R"((?:cuda|\.cu\b|\bgpu|ggml|nccl|cublas|cusparse|\bcu[a-z]+\())";
-  GPUPROBE_RETURN_IF_ERROR(add(context + R"([^\n]*\b(?:)" + all + R"())", {Rule::Kind::kMessage}));
-  GPUPROBE_RETURN_IF_ERROR(add(R"(\b(?:)" + all + R"()[^\n]*)" + context, {Rule::Kind::kMessage}));
+  // Any message flags the record; FindMessages then decides whether it counts (a short one
+  // only beside its API's name). Keeping the context out of the combined set keeps its
+  // automaton small: "context, anything, message" patterns multiply its states.
+  GPUPROBE_RETURN_IF_ERROR(add(R"(\b(?:)" + all + R"())", {Rule::Kind::kMessage}));
 
   for (size_t i = 0; i < kPositionCount; ++i) {
     NumberPosition position;
@@ -134,11 +139,43 @@ core::Status ErrorMatcher::Compile() {
     GPUPROBE_RETURN_IF_ERROR(add(kPositions[i].re, {Rule::Kind::kNumber, 0, i}));
   }
   if (!set_->Compile()) return core::Status::ParseError("explain: the patterns are too large to compile together");
+  // The same rules, in the same order, behind a prefilter of their literal words.
+  filter_ = std::make_unique<re2::FilteredRE2>(kMinAtomLength);
+  for (size_t i = 0; i < rule_patterns.size(); ++i) {
+    int id = -1;
+    if (filter_->Add(rule_patterns[i], CaseInsensitive(), &id) != RE2::NoError || id != static_cast<int>(i)) {
+      return core::Status::Internal("explain: cannot prefilter pattern " + rule_patterns[i]);
+    }
+  }
+  std::vector<std::string> atoms;
+  filter_->Compile(&atoms);
+  RE2::Options literal = CaseInsensitive();
+  literal.set_literal(true);
+  atoms_ = std::make_unique<RE2::Set>(literal, RE2::UNANCHORED);
+  for (const auto& atom : atoms) {
+    if (atoms_->Add(atom, nullptr) < 0) return core::Status::Internal("explain: cannot add atom " + atom);
+  }
+  if (!atoms_->Compile()) return core::Status::ParseError("explain: the patterns' words are too many to compile together");
   return core::Status::Ok();
 }
 
 std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
-  std::vector<int> matched;
+  re2::StringPiece piece(text.data(), text.size());
+  std::vector<int> atoms, matched;
+  RE2::Set::ErrorInfo atom_error;
+  if (atoms_->Match(piece, &atoms, &atom_error) || atom_error.kind == RE2::Set::kNoError) {
+    std::vector<int> candidates;
+    filter_->AllPotentials(atoms, &candidates);
+    // A line with every word of many patterns (a hostile one) costs one pass of the combined
+    // automaton instead of one pass per candidate.
+    if (candidates.size() <= kMaxCandidates) {
+      for (int id : candidates) {
+        if (RE2::PartialMatch(piece, filter_->GetRE2(id))) matched.push_back(id);
+      }
+      std::sort(matched.begin(), matched.end());
+      return matched;
+    }
+  }
   RE2::Set::ErrorInfo error;
   if (set_->Match(re2::StringPiece(text.data(), text.size()), &matched, &error)) {
     std::sort(matched.begin(), matched.end());
@@ -194,8 +231,18 @@ Finding ErrorMatcher::ForXid(const XidEvent& event, Evidence evidence) const {
 std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
   std::vector<int> matched = MatchingRules(text);
   if (matched.empty()) return {};
+  return MatchRecord(text, matched);
+}
+
+std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
   std::vector<Finding> strong, weak, fallback;
-  bool names = false, messages = false, numbers = false;
+  bool names = false, messages = false;
+  // The number positions come last in the set; they are read before the messages use them.
+  std::vector<size_t> positions;
+  for (int index : matched) {
+    const Rule& rule = rules_[static_cast<size_t>(index)];
+    if (rule.kind == Rule::Kind::kNumber) positions.push_back(rule.pattern);
+  }
   for (int index : matched) {
     const Rule& rule = rules_[static_cast<size_t>(index)];
     switch (rule.kind) {
@@ -234,11 +281,10 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
         if (auto event = ParseXidLine(text)) strong.push_back(ForXid(*event, Evidence::kXid));
         break;
       case Rule::Kind::kMessage:
-        if (!messages) FindMessages(text, weak);
+        if (!messages) FindMessages(text, positions, weak);
         messages = true;
         break;
       case Rule::Kind::kNumber:
-        numbers = true;
         break;
     }
   }
@@ -253,7 +299,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
       return f.entry != nullptr && f.status == nullptr && !f.entry->status_prefixes.empty();
     });
     if (generic) {
-      FindMessages(text, weak);
+      FindMessages(text, positions, weak);
       messages = true;
     }
   }
@@ -271,8 +317,8 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
   if (!out.empty()) return out;
   // Weak evidence: the printed message is more specific than a number beside it.
   for (const auto& f : weak) add_unique(f);
-  if (out.empty() && numbers) {
-    FindNumbers(text, weak);
+  if (out.empty() && !positions.empty()) {
+    FindNumbers(text, positions, weak);
     for (const auto& f : weak) add_unique(f);
   }
   for (const auto& f : fallback) add_unique(f);

@@ -8,8 +8,10 @@
 //   - a number in a position that holds a status ("cuda runtime error (59)", "CUDA failure 2",
 //     "(803 vs. 0)", "cuInit() returned 100", NCCL's "-> 6").
 // The first three are strong; the last two are weak and count only on a record where no
-// strong evidence was found. Every pattern is compiled into one RE2::Set, so a record is
-// scanned once, in linear time.
+// strong evidence was found. A record is scanned once for the literal words every pattern
+// needs (RE2::Set of literals), and only the patterns whose words are all present run (RE2's
+// FilteredRE2); a record that brings too many candidates is matched by all patterns combined
+// in one RE2::Set instead. Either way: linear time in the record's length.
 //
 // Thread safety: immutable after Create(); concurrent matching is safe.
 #pragma once
@@ -26,6 +28,7 @@
 #include "doctor/xid_catalog.h"
 #include "doctor/xid_line.h"
 
+#include <re2/filtered_re2.h>
 #include <re2/re2.h>
 #include <re2/set.h>
 
@@ -66,6 +69,11 @@ class ErrorMatcher {
   /// Everything recognised in one record (no newline inside), strong evidence first; each key
   /// once.
   std::vector<Finding> MatchRecord(std::string_view text) const;
+  /// The rules whose patterns match `text` (sorted); empty when nothing can be recognised in it.
+  /// The cheap first step of MatchRecord, for callers that skip records in between.
+  std::vector<int> MatchingRules(std::string_view text) const;
+  /// MatchRecord with the rules MatchingRules returned for the same text.
+  std::vector<Finding> MatchRecord(std::string_view text, const std::vector<int>& matched) const;
 
   /// `query` read as a lookup: a bare number or "error N" (every reading, ranked by the words
   /// around it: "nccl error 2" puts NCCL first), a status name, or "Xid N". Empty when the
@@ -86,17 +94,20 @@ class ErrorMatcher {
   struct NumberPosition;
   ErrorMatcher(const KnowledgeBase& kb, const StatusTable& statuses, const XidCatalog& xids);
   core::Status Compile();
-  std::vector<int> MatchingRules(std::string_view text) const;
   std::vector<const StatusCode*> RankReadings(std::vector<const StatusCode*> readings, std::string_view context,
                                               bool old_era) const;
-  void FindMessages(std::string_view text, std::vector<Finding>& out) const;
-  void FindNumbers(std::string_view text, std::vector<Finding>& out) const;
+  /// `positions`: the number positions the combined set found on the record (only those are
+  /// run again to read their numbers).
+  void FindMessages(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const;
+  void FindNumbers(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const;
   void FindNames(std::string_view text, std::vector<Finding>& out) const;
 
   const KnowledgeBase& kb_;
   const StatusTable& statuses_;
   const XidCatalog& xids_;
-  std::unique_ptr<re2::RE2::Set> set_;
+  std::unique_ptr<re2::RE2::Set> set_;          // every rule in one automaton (the fallback)
+  std::unique_ptr<re2::FilteredRE2> filter_;     // every rule, prefiltered by its literal atoms
+  std::unique_ptr<re2::RE2::Set> atoms_;         // the atoms, matched in one pass
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
   std::vector<std::unique_ptr<re2::RE2>> entry_patterns_;  // per rule of kind kPattern, for the fallback

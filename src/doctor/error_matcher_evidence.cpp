@@ -31,13 +31,14 @@ void ErrorMatcher::FindNames(std::string_view text, std::vector<Finding>& out) c
   }
 }
 
-void ErrorMatcher::FindMessages(std::string_view text, std::vector<Finding>& out) const {
+void ErrorMatcher::FindMessages(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const {
   // The status text printed right after "CUDA error:" / "Cuda failure 1 '" is the status, even
   // when a tool's own words ("initialization error:") come earlier on the line.
   static const RE2 kCudaMarker(R"((?i)cuda[ _]?(?:runtime )?(?:error|failure)\s*#?\(?\d*\)?\s*[:'"(]?\s*$)");
   // Numbers in a status position on the same line, to pick the API whose number agrees.
   std::vector<std::pair<std::string, long long>> numbers;
-  for (const auto& position : numbers_) {
+  for (size_t index : positions) {
+    const NumberPosition& position = numbers_[index];
     std::string digits;
     if (RE2::PartialMatch(text, *position.re, &digits)) numbers.emplace_back(position.api, std::atoll(digits.c_str()));
   }
@@ -98,8 +99,9 @@ std::vector<const StatusCode*> ErrorMatcher::RankReadings(std::vector<const Stat
   return readings;
 }
 
-void ErrorMatcher::FindNumbers(std::string_view text, std::vector<Finding>& out) const {
-  for (const auto& position : numbers_) {
+void ErrorMatcher::FindNumbers(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const {
+  for (size_t index : positions) {
+    const NumberPosition& position = numbers_[index];
     std::string digits;
     if (!RE2::PartialMatch(text, *position.re, &digits)) continue;
     long long value = std::atoll(digits.c_str());

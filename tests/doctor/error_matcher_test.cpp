@@ -1,5 +1,6 @@
 #include "doctor/error_matcher.h"
 
+#include <algorithm>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -148,6 +149,41 @@ TEST(ErrorMatcher, HostileLinesNeitherCrashNorHang) {
   ASSERT_FALSE(a.hits.empty());
   EXPECT_EQ(a.hits[0].finding.key, "xid_79");
   EXPECT_EQ(a.hits[0].first_line, 2);
+}
+
+}  // namespace
+}  // namespace gpuprobe::doctor
+
+namespace gpuprobe::doctor {
+namespace {
+
+// A big log is scanned in stretches on several cores: the hits, counts and line numbers must
+// be those of one scan from start to end (a paste is always scanned in one piece).
+TEST(ErrorMatcher, ABigLogScannedInParallelGivesTheSameHits) {
+  std::string block;
+  for (int i = 0; i < 40; ++i) {
+    block += "[  " + std::to_string(100 + i) + ".000001] eth0: link up\n";
+    block += "[  " + std::to_string(100 + i) + ".000002] NVRM: The NVIDIA GPU 0000:3b:00.0\n"
+             "               NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+             "               NVRM: fallen off the bus and is not responding to commands.\n";
+    block += "[  " + std::to_string(100 + i) + ".000003] NVRM: Xid (PCI:0000:0" + std::to_string(i % 8) +
+             ":00): 31, pid=" + std::to_string(i) + ", name=python3, MMU Fault\n";
+    block += "app: RuntimeError: CUDA error: misaligned address #" + std::to_string(i) + "\n";
+  }
+  std::string log;
+  while (log.size() < (9u << 20)) log += block;
+  Analysis parallel = Analyze(M(), log, AnalysisMode::kLog);
+  Analysis single = Analyze(M(), log, AnalysisMode::kPaste);
+  ASSERT_EQ(parallel.hits.size(), single.hits.size());
+  EXPECT_EQ(parallel.lines, single.lines);
+  for (const Hit& p : parallel.hits) {
+    auto s = std::find_if(single.hits.begin(), single.hits.end(), [&](const Hit& h) { return h.finding.key == p.finding.key; });
+    ASSERT_NE(s, single.hits.end()) << p.finding.key;
+    EXPECT_EQ(p.occurrences, s->occurrences) << p.finding.key;
+    EXPECT_EQ(p.first_line, s->first_line) << p.finding.key;
+    EXPECT_EQ(p.last_line, s->last_line) << p.finding.key;
+    EXPECT_EQ(p.gpus, s->gpus) << p.finding.key;
+  }
 }
 
 }  // namespace
