@@ -50,7 +50,7 @@ std::string VersionText(const doctor::VersionStory& s, const report::Texts& t) {
                         fmt::arg("cuda", arg("cuda")), fmt::arg("min_driver", arg("min_driver")), fmt::arg("library", arg("library")),
                         fmt::arg("module", arg("module")), fmt::arg("name", arg("name")), fmt::arg("loaded", arg("loaded")),
                         fmt::arg("built", arg("built")));
-  if (!arg("driver").empty()) text += " " + Tr(t, "explain.version.host_driver", fmt::arg("driver", arg("driver")));
+  if (!arg("driver").empty()) text += Tr(t, "explain.version.host_driver", fmt::arg("driver", arg("driver")));
   return text;
 }
 
