@@ -108,7 +108,8 @@ std::string RenderLog(const ExplainResult& r, const doctor::ErrorMatcher& m, con
                            t.Get("explain.summary.gpus"), t.Get("explain.summary.error")});
   table.SetAlign(1, report::Align::kRight);
   for (const auto& h : hits) {
-    std::string when = h.first_time.empty() ? Tr(t, "explain.summary.lines", fmt::arg("first", h.first_line), fmt::arg("last", h.last_line))
+    std::string when = h.first_time.empty() ? (h.first_line == h.last_line ? Tr(t, "explain.summary.line", fmt::arg("line", h.first_line))
+                                                                           : Tr(t, "explain.summary.lines", fmt::arg("first", h.first_line), fmt::arg("last", h.last_line)))
                        : h.last_time.empty() || h.last_time == h.first_time ? ValidUtf8(h.first_time)
                                                                             : ValidUtf8(h.first_time) + " .. " + ValidUtf8(h.last_time);
     table.AddRow({h.finding.severity, std::to_string(h.occurrences), when, ValidUtf8(Join(h.gpus, " ")),

@@ -240,9 +240,13 @@ Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMod
     if (query.size() <= kMaxLookupBytes && query.find('\n') == std::string_view::npos) analysis.readings = matcher.Lookup(query);
     return analysis;
   }
-  // Rank: symptoms after their causes, followers last, then by mode.
+  // Rank: in a paste, symptoms after their causes; in a log, where unrelated events lie far
+  // apart, by severity and time only (a symptom on the same record as its cause was already
+  // folded into it). Followers last in both.
   std::vector<int> yields(analysis.hits.size());
-  for (size_t i = 0; i < analysis.hits.size(); ++i) yields[i] = Yields(analysis.hits[i], analysis.hits) ? 1 : 0;
+  for (size_t i = 0; i < analysis.hits.size(); ++i) {
+    yields[i] = mode == AnalysisMode::kPaste && Yields(analysis.hits[i], analysis.hits) ? 1 : 0;
+  }
   bool same_clock = std::all_of(analysis.hits.begin(), analysis.hits.end(), [&](const Hit& h) {
     return h.time_kind != LogTime::Kind::kNone && h.time_kind == analysis.hits.front().time_kind;
   });

@@ -1,9 +1,10 @@
 // What a pasted text or a whole log says: every finding of ErrorMatcher grouped by what it is
 // about (repeats counted, first and last time kept, the GPUs and processes an Xid names
 // gathered), then ranked so the root cause comes first. In a paste the first error printed
-// leads; in a log the most severe leads, then the earliest. In both, an entry yields to the
-// entries it names in `yields_to` (a symptom after its cause), and `secondary` entries (Xid 45
-// after another Xid) come last.
+// leads, except that an entry yields to the entries it names in `yields_to` (a symptom after
+// its cause); in a log the most severe leads, then the earliest. In both, `secondary` entries
+// (Xid 45 after another Xid) come last, and a symptom found on the same record as its cause
+// is counted under the cause.
 //
 // Thread safety: reentrant; the matcher is shared read-only.
 #pragma once
