@@ -15,6 +15,7 @@ namespace gpuprobe::doctor {
 using internal::CaseInsensitive;
 using internal::HasContext;
 using internal::IsCudaApi;
+using internal::kMaxRe2Memory;
 using internal::kPositionCount;
 using internal::kPositions;
 using internal::kSelfEvidentWords;
@@ -149,23 +150,37 @@ core::Status ErrorMatcher::Compile() {
   }
   std::vector<std::string> atoms;
   filter_->Compile(&atoms);
-  RE2::Options literal = CaseInsensitive();
+  // The atoms are lower case: they are matched, case-sensitively (a smaller automaton), on a
+  // lower-cased copy of the record.
+  RE2::Options literal;
   literal.set_literal(true);
+  literal.set_log_errors(false);
+  literal.set_max_mem(kMaxRe2Memory);
   atoms_ = std::make_unique<RE2::Set>(literal, RE2::UNANCHORED);
   for (const auto& atom : atoms) {
     if (atoms_->Add(atom, nullptr) < 0) return core::Status::Internal("explain: cannot add atom " + atom);
   }
   if (!atoms_->Compile()) return core::Status::ParseError("explain: the patterns' words are too many to compile together");
+  filter_->AllPotentials({}, &unfiltered_);
   return core::Status::Ok();
 }
 
 std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
   re2::StringPiece piece(text.data(), text.size());
+  std::string lower(text);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
   std::vector<int> atoms, matched;
   RE2::Set::ErrorInfo atom_error;
-  if (atoms_->Match(piece, &atoms, &atom_error) || atom_error.kind == RE2::Set::kNoError) {
+  if (atoms_->Match(lower, &atoms, &atom_error) || atom_error.kind == RE2::Set::kNoError) {
     std::vector<int> candidates;
-    filter_->AllPotentials(atoms, &candidates);
+    // A record with none of the words (most of a log) has only the atom-less rules to try.
+    if (atoms.empty()) {
+      candidates = unfiltered_;
+    } else {
+      filter_->AllPotentials(atoms, &candidates);
+    }
     // A line with every word of many patterns (a hostile one) costs one pass of the combined
     // automaton instead of one pass per candidate.
     if (candidates.size() <= kMaxCandidates) {

@@ -107,7 +107,8 @@ class ErrorMatcher {
   const XidCatalog& xids_;
   std::unique_ptr<re2::RE2::Set> set_;          // every rule in one automaton (the fallback)
   std::unique_ptr<re2::FilteredRE2> filter_;     // every rule, prefiltered by its literal atoms
-  std::unique_ptr<re2::RE2::Set> atoms_;         // the atoms, matched in one pass
+  std::unique_ptr<re2::RE2::Set> atoms_;         // the atoms (lower case), matched in one pass
+  std::vector<int> unfiltered_;                  // rules without atoms: candidates on every record
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
   std::vector<std::unique_ptr<re2::RE2>> entry_patterns_;  // per rule of kind kPattern, for the fallback
