@@ -1,14 +1,15 @@
 // `gpuprobe explain "TEXT"` / `explain --from LOGFILE` / `explain --list`: what an error means,
 // its likely causes, the commands that tell them apart, and the fixes.
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/explain_view.h"
 #include "core/file_io.h"
-#include "core/units.h"
-#include "doctor/knowledge_base.h"
+#include "doctor/cuda_compat.h"
+#include "doctor/error_analysis.h"
+#include "doctor/oom_details.h"
+#include "doctor/version_story.h"
 #include "report/json_document.h"
-#include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -16,8 +17,11 @@ namespace {
 constexpr const char* kFooter = R"(Examples:
   gpuprobe explain "CUDA error: an illegal memory access was encountered"
   gpuprobe explain "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.22 GiB. GPU 0 has a total capacity of 15.77 GiB of which 959.44 MiB is free. ..."
+  gpuprobe explain "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus."
+  gpuprobe explain 700                        a status number: every API's reading, the likeliest first
+  gpuprobe explain CUDA_ERROR_ILLEGAL_ADDRESS  a status name (runtime, driver, NCCL, cuBLAS, cuDNN, NVML, ...)
   gpuprobe explain "Xid 79"
-  gpuprobe explain --from /var/log/kern.log         every known error in a log, Xid lines included
+  gpuprobe explain --from /var/log/kern.log   every known error in a log, grouped, most severe first
   journalctl -k | gpuprobe explain --from -
   gpuprobe explain --list
 
@@ -31,115 +35,59 @@ struct ExplainOptions {
   bool list = false;
 };
 
-std::string Lang(const report::Texts& t) { return report::LanguageCode(t.language()); }
-
-nlohmann::json EntryJson(const doctor::KnowledgeEntry& e, const std::string& lang) {
-  nlohmann::json causes = nlohmann::json::array(), fixes = nlohmann::json::array();
-  for (const auto& c : e.causes) causes.push_back(c.In(lang));
-  for (const auto& f : e.fixes) fixes.push_back(f.In(lang));
-  return {{"id", e.id}, {"severity", e.severity}, {"title", e.title.In(lang)}, {"meaning", e.meaning.In(lang)},
-          {"causes", causes}, {"confirm", e.confirm}, {"fixes", fixes}};
-}
-
-std::string RenderEntry(const doctor::KnowledgeEntry& e, const report::Texts& t) {
-  std::string lang = Lang(t);
-  std::string out = fmt::format("[{}] {}\n  {}\n", e.severity, e.title.In(lang), e.meaning.In(lang));
-  out += "  " + t.Get("explain.causes") + "\n";
-  int rank = 1;
-  for (const auto& c : e.causes) out += fmt::format("    {}. {}\n", rank++, c.In(lang));
-  out += "  " + t.Get("explain.confirm") + "\n";
-  for (const auto& c : e.confirm) out += "    $ " + c + "\n";
-  out += "  " + t.Get("explain.fixes") + "\n";
-  for (const auto& f : e.fixes) out += "    - " + f.In(lang) + "\n";
-  return out;
-}
-
-std::string OomStory(const doctor::OomDetails& d, const report::Texts& t) {
-  return Tr(t, "explain.oom." + d.diagnosis, fmt::arg("requested", core::FormatBytesBinary(d.requested_bytes)),
-            fmt::arg("free", core::FormatBytesBinary(d.free_bytes)), fmt::arg("total", core::FormatBytesBinary(d.total_bytes)),
-            fmt::arg("reserved", core::FormatBytesBinary(d.reserved_unallocated_bytes.value_or(0))));
-}
-
 core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& o) {
-  auto kb_result = doctor::KnowledgeBase::Embedded();
-  if (!kb_result.ok()) return kb_result.status();
-  const doctor::KnowledgeBase& kb = **kb_result;
-  const auto& t = ctx.texts;
-  std::string lang = Lang(t);
+  auto matcher_result = doctor::ErrorMatcher::Embedded();
+  if (!matcher_result.ok()) return matcher_result.status();
+  const doctor::ErrorMatcher& matcher = **matcher_result;
   if (o.list) {
     if (ctx.options.json) {
-      auto doc = report::MakeDocument("explain_list");
-      doc["entries"] = nlohmann::json::array();
-      for (const auto& e : kb.entries()) doc["entries"].push_back({{"id", e.id}, {"title", e.title.In(lang)}, {"severity", e.severity}});
-      ctx.out << report::RenderJson(doc);
+      ctx.out << report::RenderJson(ExplainListToJson(matcher, ctx.texts));
     } else {
-      report::TextTable table({"id", t.Get("explain.list.severity"), t.Get("explain.list.title")});
-      for (const auto& e : kb.entries()) table.AddRow({e.id, e.severity, e.title.In(lang)});
-      ctx.out << table.Render();
+      ctx.out << RenderExplainList(matcher, ctx.texts);
     }
     return core::ExitCode::kOk;
   }
+  ExplainResult result;
   std::string text;
-  std::string label;
   if (!o.from.empty()) {
-    if (!o.words.empty()) return core::Status::InvalidArgument("give the error as TEXT or --from FILE, not both");
+    if (!o.words.empty()) return core::Status::InvalidArgument(ctx.texts.Get("explain.error.text_and_from"));
     auto file = core::ReadTextFile(o.from, kMaxLogBytes);
     if (!file.ok()) return file.status();
     text = std::move(file.value());
-    label = o.from == "-" ? "standard input" : o.from;
+    result.source = o.from == "-" ? ctx.texts.Get("explain.standard_input") : o.from;
+    result.log = true;
   } else {
     for (const auto& w : o.words) text += (text.empty() ? "" : " ") + w;
     if (text.empty()) {
-      return core::Status::InvalidArgument("give the error text to explain, --from LOGFILE, or --list",
-                                           "gpuprobe explain \"CUDA out of memory\"");
+      return core::Status::InvalidArgument(ctx.texts.Get("explain.error.nothing"), "gpuprobe explain \"CUDA out of memory\"");
+    }
+    result.query = text;
+  }
+  result.analysis = doctor::Analyze(matcher, text, result.log ? doctor::AnalysisMode::kLog : doctor::AnalysisMode::kPaste);
+  // Context from the text: a paste is read whole; in a log, the first record of the error.
+  for (const auto& hit : result.analysis.hits) {
+    if (!result.oom && hit.finding.entry != nullptr && hit.finding.entry->id == "cuda_out_of_memory") {
+      result.oom = doctor::ParseOutOfMemory(result.log ? std::string_view(hit.record) : std::string_view(text));
     }
   }
-  auto hits = kb.Match(text);
-  auto oom = doctor::ParseOutOfMemory(text);
+  if (!result.analysis.hits.empty()) {
+    // A log's versions are in the records of its errors, not in the megabytes around them.
+    std::string records;
+    if (result.log) {
+      for (const auto& hit : result.analysis.hits) records += hit.record + "\n";
+    }
+    auto compat = doctor::CudaCompat::Embedded();
+    if (compat.ok()) result.versions = doctor::ReadVersionStories(result.log ? records : text, **compat);
+  }
+  if (result.analysis.hits.empty() && result.analysis.readings.empty()) result.closest = matcher.kb().Closest(text);
+
+  bool explained = !result.analysis.hits.empty() || !result.analysis.readings.empty();
   if (ctx.options.json) {
-    auto doc = report::MakeDocument("explain");
-    doc["source"] = label.empty() ? "text" : label;
-    doc["matches"] = nlohmann::json::array();
-    for (const auto& h : hits) {
-      nlohmann::json m = EntryJson(*h.entry, lang);
-      m["first_line"] = h.first_line;
-      m["occurrences"] = h.occurrences;
-      m["excerpt"] = h.excerpt;
-      doc["matches"].push_back(m);
-    }
-    if (oom) {
-      doc["out_of_memory"] = {{"requested_bytes", oom->requested_bytes}, {"total_bytes", oom->total_bytes}, {"free_bytes", oom->free_bytes},
-                              {"diagnosis", oom->diagnosis}, {"explanation", OomStory(*oom, t)}};
-    }
-    if (hits.empty()) {
-      doc["closest"] = nlohmann::json::array();
-      for (const auto* e : kb.Closest(text)) doc["closest"].push_back(e->id);
-    }
-    ctx.out << report::RenderJson(doc);
-    return hits.empty() ? core::ExitCode::kProblemsFound : core::ExitCode::kOk;
+    ctx.out << report::RenderJson(ExplainToJson(result, matcher, ctx.texts));
+  } else {
+    ctx.out << RenderExplain(result, matcher, ctx.texts);
   }
-  if (hits.empty()) {
-    ctx.out << t.Get("explain.unknown") << "\n";
-    auto closest = kb.Closest(text);
-    if (!closest.empty()) {
-      ctx.out << t.Get("explain.closest") << "\n";
-      for (const auto* e : closest) ctx.out << fmt::format("  {}  {}\n", e->id, e->title.In(lang));
-    }
-    ctx.out << t.Get("explain.list_hint") << "\n";
-    return core::ExitCode::kProblemsFound;
-  }
-  std::string out;
-  if (!label.empty()) out += Tr(t, "explain.found", fmt::arg("count", hits.size()), fmt::arg("source", label)) + "\n\n";
-  for (const auto& h : hits) {
-    if (!label.empty()) {
-      out += Tr(t, "explain.where", fmt::arg("line", h.first_line), fmt::arg("count", h.occurrences)) + "\n    " + h.excerpt + "\n";
-    }
-    out += RenderEntry(*h.entry, t);
-    if (h.entry->id == "cuda_out_of_memory" && oom) out += "  => " + OomStory(*oom, t) + "\n";
-    out += "\n";
-  }
-  ctx.out << out;
-  return core::ExitCode::kOk;
+  return explained ? core::ExitCode::kOk : core::ExitCode::kProblemsFound;
 }
 
 }  // namespace
@@ -147,7 +95,7 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
 VerbRunner SetupExplainVerb(CLI::App* command) {
   auto o = std::make_shared<ExplainOptions>();
   command->footer(kFooter);
-  command->add_option("text", o->words, "the error message (quote it)");
+  command->add_option("text", o->words, "the error message (quote it), a status name or number, or \"Xid N\"");
   command->add_option("--from", o->from, "a log file to scan ('-' = standard input)");
   command->add_flag("--list", o->list, "every error the knowledge base knows");
   return [o](VerbContext& ctx) { return RunExplain(ctx, *o); };

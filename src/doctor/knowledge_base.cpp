@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
@@ -17,13 +16,93 @@ namespace {
 using nlohmann::json;
 
 core::Result<LocalText> Text(const json& j, const std::string& entry, const char* field) {
-  if (!j.is_object() || !j.contains("en") || !j["en"].is_string()) {
-    return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' needs an 'en' text", entry, field));
+  if (!j.is_object() || !j.contains("en") || !j["en"].is_string() || !j.contains("zh") || !j["zh"].is_string()) {
+    return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' needs an 'en' and a 'zh' text", entry, field));
   }
-  LocalText t;
-  t.en = j["en"].get<std::string>();
-  if (j.contains("zh") && j["zh"].is_string()) t.zh = j["zh"].get<std::string>();
-  return t;
+  return LocalText{j["en"].get<std::string>(), j["zh"].get<std::string>()};
+}
+
+core::Result<std::vector<std::string>> Strings(const json& e, const std::string& entry, const char* field) {
+  std::vector<std::string> out;
+  if (!e.contains(field)) return out;
+  if (!e[field].is_array()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' must be a list", entry, field));
+  for (const auto& s : e[field]) {
+    if (!s.is_string()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' holds strings", entry, field));
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+core::Status CheckRegex(const std::string& entry, const std::string& pattern) {
+  RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_log_errors(false);
+  RE2 re(pattern, options);
+  if (!re.ok()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': bad pattern '{}': {}", entry, pattern, re.error()));
+  return core::Status::Ok();
+}
+
+core::Result<KnowledgeEntry> ParseEntry(const json& e) {
+  if (!e.is_object() || !e.contains("id") || !e["id"].is_string()) {
+    return core::Status::ParseError("knowledge base: every entry needs an 'id'");
+  }
+  KnowledgeEntry entry;
+  entry.id = e["id"].get<std::string>();
+  entry.severity = e.value("severity", "warn");
+  if (entry.severity != "info" && entry.severity != "warn" && entry.severity != "fail") {
+    return core::Status::ParseError(fmt::format("knowledge base entry '{}': severity is info, warn or fail", entry.id));
+  }
+  GPUPROBE_ASSIGN_OR_RETURN(entry.title, Text(e.value("title", json()), entry.id, "title"));
+  GPUPROBE_ASSIGN_OR_RETURN(entry.meaning, Text(e.value("meaning", json()), entry.id, "meaning"));
+  for (const char* list : {"causes", "fixes"}) {
+    if (!e.contains(list) || !e[list].is_array() || e[list].empty()) {
+      return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' must be a non-empty list", entry.id, list));
+    }
+    for (const auto& item : e[list]) {
+      LocalText t;
+      GPUPROBE_ASSIGN_OR_RETURN(t, Text(item, entry.id, list));
+      (std::string(list) == "causes" ? entry.causes : entry.fixes).push_back(t);
+    }
+  }
+  GPUPROBE_ASSIGN_OR_RETURN(entry.confirm, Strings(e, entry.id, "confirm"));
+  GPUPROBE_ASSIGN_OR_RETURN(entry.statuses, Strings(e, entry.id, "statuses"));
+  GPUPROBE_ASSIGN_OR_RETURN(entry.status_prefixes, Strings(e, entry.id, "status_prefixes"));
+  GPUPROBE_ASSIGN_OR_RETURN(entry.yields_to, Strings(e, entry.id, "yields_to"));
+  entry.secondary = e.value("secondary", false);
+  if (e.contains("patterns")) {
+    if (!e["patterns"].is_array()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'patterns' must be a list", entry.id));
+    for (const auto& p : e["patterns"]) {
+      EntryPattern pattern;
+      if (p.is_string()) {
+        pattern.regex = p.get<std::string>();
+      } else if (p.is_object() && p.contains("re") && p["re"].is_string()) {
+        pattern.regex = p["re"].get<std::string>();
+        pattern.status = p.value("status", "");
+      } else {
+        return core::Status::ParseError(fmt::format("knowledge base entry '{}': a pattern is a string or {{\"re\", \"status\"}}", entry.id));
+      }
+      GPUPROBE_RETURN_IF_ERROR(CheckRegex(entry.id, pattern.regex));
+      entry.patterns.push_back(std::move(pattern));
+    }
+  }
+  if (e.contains("status_notes")) {
+    if (!e["status_notes"].is_object()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'status_notes' is an object", entry.id));
+    for (const auto& [name, note] : e["status_notes"].items()) {
+      LocalText t;
+      GPUPROBE_ASSIGN_OR_RETURN(t, Text(note, entry.id, "status_notes"));
+      entry.status_notes[name] = t;
+    }
+  }
+  for (const char* key : {"xid", "sxid"}) {
+    if (!e.contains(key)) continue;
+    if (!e[key].is_number_integer()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' is a number", entry.id, key));
+    entry.xid = e[key].get<int>();
+    entry.nvswitch = std::string(key) == "sxid";
+  }
+  if (entry.patterns.empty() && entry.statuses.empty() && entry.status_prefixes.empty() && !entry.xid) {
+    return core::Status::ParseError(fmt::format("knowledge base entry '{}': needs patterns, statuses or an Xid to be found by", entry.id));
+  }
+  return entry;
 }
 
 std::set<std::string> Words(std::string_view text) {
@@ -41,14 +120,6 @@ std::set<std::string> Words(std::string_view text) {
   return words;
 }
 
-double ToBytes(double value, const std::string& unit) {
-  if (unit == "KiB") return value * 1024.0;
-  if (unit == "MiB") return value * 1024.0 * 1024.0;
-  if (unit == "GiB") return value * 1024.0 * 1024.0 * 1024.0;
-  if (unit == "TiB") return value * 1024.0 * 1024.0 * 1024.0 * 1024.0;
-  return value;
-}
-
 }  // namespace
 
 core::Result<KnowledgeBase> KnowledgeBase::Parse(std::string_view json_text) {
@@ -58,56 +129,26 @@ core::Result<KnowledgeBase> KnowledgeBase::Parse(std::string_view json_text) {
   }
   KnowledgeBase kb;
   for (const auto& e : doc["entries"]) {
-    if (!e.is_object() || !e.contains("id") || !e["id"].is_string()) {
-      return core::Status::ParseError("knowledge base: every entry needs an 'id'");
-    }
     KnowledgeEntry entry;
-    entry.id = e["id"].get<std::string>();
-    entry.severity = e.value("severity", "warn");
-    GPUPROBE_ASSIGN_OR_RETURN(entry.title, Text(e["title"], entry.id, "title"));
-    GPUPROBE_ASSIGN_OR_RETURN(entry.meaning, Text(e["meaning"], entry.id, "meaning"));
-    for (const char* list : {"causes", "fixes"}) {
-      if (!e.contains(list) || !e[list].is_array()) {
-        return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' must be a list", entry.id, list));
-      }
-      for (const auto& item : e[list]) {
-        LocalText t;
-        GPUPROBE_ASSIGN_OR_RETURN(t, Text(item, entry.id, list));
-        (std::string(list) == "causes" ? entry.causes : entry.fixes).push_back(t);
-      }
-    }
-    for (const auto& c : e.value("confirm", json::array())) {
-      if (c.is_string()) entry.confirm.push_back(c.get<std::string>());
-    }
-    if (!e.contains("patterns") || !e["patterns"].is_array() || e["patterns"].empty()) {
-      return core::Status::ParseError(fmt::format("knowledge base entry '{}': needs at least one pattern", entry.id));
-    }
-    for (const auto& p : e["patterns"]) {
-      if (!p.is_string()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': patterns are strings", entry.id));
-      RE2::Options options;
-      options.set_case_sensitive(false);
-      options.set_log_errors(false);
-      auto re = std::make_shared<const RE2>(p.get<std::string>(), options);
-      if (!re->ok()) {
-        return core::Status::ParseError(fmt::format("knowledge base entry '{}': bad pattern '{}': {}", entry.id, p.get<std::string>(), re->error()));
-      }
-      entry.patterns.push_back(std::move(re));
-      entry.pattern_texts.push_back(p.get<std::string>());
-    }
+    GPUPROBE_ASSIGN_OR_RETURN(entry, ParseEntry(e));
     if (kb.Find(entry.id) != nullptr) return core::Status::ParseError("knowledge base: duplicate id " + entry.id);
+    if (entry.xid && kb.ForXid(*entry.xid, entry.nvswitch) != nullptr) {
+      return core::Status::ParseError(fmt::format("knowledge base entry '{}': another entry already explains Xid {}", entry.id, *entry.xid));
+    }
+    for (const auto& name : entry.statuses) {
+      for (const auto& other : kb.entries_) {
+        if (std::find(other.statuses.begin(), other.statuses.end(), name) != other.statuses.end()) {
+          return core::Status::ParseError(fmt::format("knowledge base entry '{}': '{}' is already answered by '{}'", entry.id, name, other.id));
+        }
+      }
+    }
     kb.entries_.push_back(std::move(entry));
   }
-  RE2::Options options;
-  options.set_case_sensitive(false);
-  options.set_log_errors(false);
-  kb.all_patterns_ = std::make_shared<RE2::Set>(options, RE2::UNANCHORED);
-  for (size_t i = 0; i < kb.entries_.size(); ++i) {
-    for (const auto& text : kb.entries_[i].pattern_texts) {
-      if (kb.all_patterns_->Add(text, nullptr) < 0) return core::Status::ParseError("knowledge base: cannot combine pattern " + text);
-      kb.pattern_owner_.push_back(i);
+  for (const auto& e : kb.entries_) {
+    for (const auto& id : e.yields_to) {
+      if (id != kAnyXid && kb.Find(id) == nullptr) return core::Status::ParseError(fmt::format("knowledge base entry '{}': yields to unknown entry '{}'", e.id, id));
     }
   }
-  if (!kb.all_patterns_->Compile()) return core::Status::ParseError("knowledge base: the patterns are too large to compile together");
   return kb;
 }
 
@@ -121,49 +162,34 @@ core::Result<const KnowledgeBase*> KnowledgeBase::Embedded() {
   return &kBase.value();
 }
 
-const KnowledgeEntry* KnowledgeBase::Find(const std::string& id) const {
+const KnowledgeEntry* KnowledgeBase::Find(std::string_view id) const {
   for (const auto& e : entries_) {
     if (e.id == id) return &e;
   }
   return nullptr;
 }
 
-std::vector<Hit> KnowledgeBase::Match(std::string_view text) const {
-  std::vector<Hit> hits;
-  std::vector<int> matched;
-  int number = 0;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    // Matching cost stays bounded per line, however long the line.
-    std::string_view line = text.substr(start, std::min<size_t>(end - start, 64 * 1024));
-    start = end + 1;
-    ++number;
-    matched.clear();
-    if (!all_patterns_->Match(line, &matched)) continue;
-    std::vector<size_t> owners;
-    for (int index : matched) owners.push_back(pattern_owner_[static_cast<size_t>(index)]);
-    std::sort(owners.begin(), owners.end());
-    owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
-    for (size_t owner : owners) {
-      const KnowledgeEntry& entry = entries_[owner];
-      auto it = std::find_if(hits.begin(), hits.end(), [&](const Hit& h) { return h.entry == &entry; });
-      if (it != hits.end()) {
-        ++it->occurrences;
-        continue;
+const KnowledgeEntry* KnowledgeBase::ForStatus(std::string_view name, bool* by_family) const {
+  if (by_family != nullptr) *by_family = false;
+  for (const auto& e : entries_) {
+    if (std::find(e.statuses.begin(), e.statuses.end(), name) != e.statuses.end()) return &e;
+  }
+  for (const auto& e : entries_) {
+    for (const auto& prefix : e.status_prefixes) {
+      if (name.substr(0, prefix.size()) == prefix) {
+        if (by_family != nullptr) *by_family = true;
+        return &e;
       }
-      Hit hit;
-      hit.entry = &entry;
-      hit.first_line = number;
-      hit.occurrences = 1;
-      std::string trimmed(line);
-      trimmed.erase(0, trimmed.find_first_not_of(" \t"));
-      if (trimmed.size() > 300) trimmed = trimmed.substr(0, 300) + "...";
-      hit.excerpt = trimmed;
-      hits.push_back(hit);
     }
   }
-  return hits;
+  return nullptr;
+}
+
+const KnowledgeEntry* KnowledgeBase::ForXid(int number, bool nvswitch) const {
+  for (const auto& e : entries_) {
+    if (e.xid && *e.xid == number && e.nvswitch == nvswitch) return &e;
+  }
+  return nullptr;
 }
 
 std::vector<const KnowledgeEntry*> KnowledgeBase::Closest(std::string_view text, size_t limit) const {
@@ -171,8 +197,8 @@ std::vector<const KnowledgeEntry*> KnowledgeBase::Closest(std::string_view text,
   std::vector<std::pair<int, const KnowledgeEntry*>> scored;
   for (const auto& e : entries_) {
     std::set<std::string> entry_words = Words(e.title.en + " " + e.meaning.en + " " + e.id);
-    for (const auto& p : e.pattern_texts) {
-      auto more = Words(p);
+    for (const auto& p : e.patterns) {
+      auto more = Words(p.regex);
       entry_words.insert(more.begin(), more.end());
     }
     int common = 0;
@@ -186,62 +212,6 @@ std::vector<const KnowledgeEntry*> KnowledgeBase::Closest(std::string_view text,
     out.push_back(e);
   }
   return out;
-}
-
-std::optional<OomDetails> ParseOutOfMemory(std::string_view raw) {
-  const std::string size = R"(([\d.]+) (B|KiB|MiB|GiB|TiB))";
-  // PyTorch >= 2.1: "Tried to allocate 1.22 GiB. GPU 0 has a total capacity of 15.77 GiB of which
-  // 959.44 MiB is free. Process 12447 has 14.83 GiB memory in use. Of the allocated memory 14.01
-  // GiB is allocated by PyTorch, and 472.05 MiB is reserved by PyTorch but unallocated."
-  static const RE2 modern("Tried to allocate " + size + R"(\. GPU \d+ has a total capacity of )" + size + " of which " + size + " is free");
-  static const RE2 process(R"(Process \d+ has )" + size + " memory in use");
-  static const RE2 split("Of the allocated memory " + size + " is allocated by PyTorch, and " + size + " is reserved by PyTorch but unallocated");
-  // Older: "Tried to allocate 36.00 MiB (GPU 0; 7.93 GiB total capacity; 130.35 MiB already
-  // allocated; 47.06 MiB free; 188.00 MiB reserved in total by PyTorch)"
-  static const RE2 legacy("Tried to allocate " + size + R"( \(GPU \d+; )" + size + " total capacity; " + size + " already allocated; " + size +
-                          " free; " + size + " reserved in total by PyTorch");
-  // Only the line that carries the message is examined: a log may be hundreds of megabytes.
-  size_t at = raw.find("Tried to allocate");
-  if (at == std::string_view::npos) return std::nullopt;
-  size_t begin = raw.rfind('\n', at);
-  begin = begin == std::string_view::npos ? 0 : begin + 1;
-  std::string_view text = raw.substr(begin, 64 * 1024);
-  text = text.substr(0, text.find('\n'));
-
-  std::string n[5], u[5];
-  auto bytes = [&](int i) { return ToBytes(std::strtod(n[i].c_str(), nullptr), u[i]); };
-  OomDetails d;
-  if (RE2::PartialMatch(text, modern, &n[0], &u[0], &n[1], &u[1], &n[2], &u[2])) {
-    d.requested_bytes = bytes(0);
-    d.total_bytes = bytes(1);
-    d.free_bytes = bytes(2);
-    if (RE2::PartialMatch(text, process, &n[3], &u[3])) d.this_process_bytes = bytes(3);
-    if (RE2::PartialMatch(text, split, &n[3], &u[3], &n[4], &u[4])) {
-      d.allocated_bytes = bytes(3);
-      d.reserved_unallocated_bytes = bytes(4);
-    }
-  } else if (RE2::PartialMatch(text, legacy, &n[0], &u[0], &n[1], &u[1], &n[2], &u[2], &n[3], &u[3], &n[4], &u[4])) {
-    d.requested_bytes = bytes(0);
-    d.total_bytes = bytes(1);
-    d.allocated_bytes = bytes(2);
-    d.free_bytes = bytes(3);
-    double reserved = bytes(4);
-    d.reserved_unallocated_bytes = std::max(0.0, reserved - *d.allocated_bytes);
-    d.this_process_bytes = reserved;
-  } else {
-    return std::nullopt;
-  }
-  // Decide which of the three stories the numbers tell.
-  double mine = d.this_process_bytes.value_or(d.allocated_bytes.value_or(0) + d.reserved_unallocated_bytes.value_or(0));
-  // Someone else holding most of the card outranks fragmentation: freeing our cache would not help.
-  if (d.total_bytes > 0 && mine < 0.5 * (d.total_bytes - d.free_bytes)) {
-    d.diagnosis = "someone_else";
-  } else if (d.reserved_unallocated_bytes && *d.reserved_unallocated_bytes >= d.requested_bytes) {
-    d.diagnosis = "fragmentation";
-  } else {
-    d.diagnosis = "too_big";
-  }
-  return d;
 }
 
 }  // namespace gpuprobe::doctor

@@ -1,20 +1,20 @@
-// The error knowledge base behind `explain`: entries in data/knowledge/errors.json (en, zh),
-// each with regular expressions for the texts it recognises, what it means, likely causes
-// ranked, commands that confirm which one, and fixes. Matching works on a single message or
-// on a whole log (each line; Xid lines from the kernel log included).
+// The hand-written knowledge behind `explain`: data/knowledge/errors.json, one entry per
+// problem in the users' words (English and Chinese): what it means, likely causes ranked,
+// commands that tell them apart, and fixes. An entry is found by its own phrasings (RE2
+// patterns: the frameworks' wordings), by the status codes it answers for (a list of names,
+// or a family by prefix: every CUBLAS_STATUS_*), or by the Xid it explains. Statuses and
+// Xids without an entry are answered from the generated status table and the Xid catalogue.
 //
-// Thread safety: immutable after Parse(); concurrent matching is safe.
+// Thread safety: immutable after Parse(); concurrent use is safe.
 #pragma once
 
-#include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
-
-#include <re2/set.h>
 
 namespace gpuprobe::doctor {
 
@@ -23,30 +23,32 @@ struct LocalText {
   const std::string& In(const std::string& lang) const { return lang == "zh" && !zh.empty() ? zh : en; }
 };
 
+/// In `yields_to`: any Xid or SXid the catalogue lists (a device marked unhealthy because of one).
+inline constexpr const char* kAnyXid = "@xid";
+
+struct EntryPattern {
+  std::string regex;   ///< RE2, matched case-insensitively
+  std::string status;  ///< the status this phrasing reports (for a family entry); may be empty
+};
+
 struct KnowledgeEntry {
   std::string id;
   std::string severity;  ///< info, warn, fail
   LocalText title, meaning;
   std::vector<LocalText> causes, fixes;
   std::vector<std::string> confirm;
-  std::vector<std::string> pattern_texts;
-  /// RE2, not std::regex: logs are untrusted, and RE2 runs in linear time without recursion,
-  /// so a hostile line can neither hang nor overflow the stack.
-  std::vector<std::shared_ptr<const re2::RE2>> patterns;
-};
-
-struct Hit {
-  const KnowledgeEntry* entry = nullptr;
-  int first_line = 0;     ///< 1-based line of the first match
-  int occurrences = 0;
-  std::string excerpt;    ///< the first matching line, trimmed to 300 characters
-};
-
-/// What a PyTorch out-of-memory message says, parsed (both message formats).
-struct OomDetails {
-  double requested_bytes = 0, total_bytes = 0, free_bytes = 0;
-  std::optional<double> allocated_bytes, reserved_unallocated_bytes, this_process_bytes;
-  std::string diagnosis;  ///< "fragmentation", "someone_else", "too_big"
+  std::vector<EntryPattern> patterns;
+  std::vector<std::string> statuses;         ///< status names this entry answers for
+  std::vector<std::string> status_prefixes;  ///< a family: every status whose name starts so
+  std::map<std::string, LocalText> status_notes;  ///< per-status words inside a family
+  std::optional<int> xid;                    ///< the Xid (or SXid, when `nvswitch`) it explains
+  bool nvswitch = false;
+  /// Entries that, when found in the same text, are the answer before this one (this one is
+  /// their symptom, precursor or wrapper: cuBLAS cannot create a handle on a full GPU).
+  /// kAnyXid stands for every catalogued Xid and SXid.
+  std::vector<std::string> yields_to;
+  /// Ranks after every other finding (Xid 45 and 154 follow another Xid).
+  bool secondary = false;
 };
 
 class KnowledgeBase {
@@ -57,21 +59,17 @@ class KnowledgeBase {
   static core::Result<const KnowledgeBase*> Embedded();
 
   const std::vector<KnowledgeEntry>& entries() const { return entries_; }
-  const KnowledgeEntry* Find(const std::string& id) const;
-  /// Every entry whose patterns match a line of `text`, in order of first appearance.
-  std::vector<Hit> Match(std::string_view text) const;
+  const KnowledgeEntry* Find(std::string_view id) const;
+  /// The entry that answers for status `name`: one that lists it, else a family whose prefix
+  /// it has; nullptr when none. `by_family` tells which.
+  const KnowledgeEntry* ForStatus(std::string_view name, bool* by_family = nullptr) const;
+  /// The entry for Xid (or SXid) `number`; nullptr when none is written.
+  const KnowledgeEntry* ForXid(int number, bool nvswitch) const;
   /// Entries that share the most words with `text` (for unknown text), best first.
   std::vector<const KnowledgeEntry*> Closest(std::string_view text, size_t limit = 3) const;
 
  private:
   std::vector<KnowledgeEntry> entries_;
-  /// Every pattern of every entry compiled into one automaton, so a log line is scanned once,
-  /// not once per pattern; pattern_owner_[i] is the entry index of pattern i.
-  std::shared_ptr<re2::RE2::Set> all_patterns_;
-  std::vector<size_t> pattern_owner_;
 };
-
-/// Parses a PyTorch OOM message (>= 2.1 and the older format); empty when it is not one.
-std::optional<OomDetails> ParseOutOfMemory(std::string_view text);
 
 }  // namespace gpuprobe::doctor

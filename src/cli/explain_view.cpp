@@ -1,0 +1,285 @@
+#include "cli/explain_view.h"
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/explain_answer.h"
+#include "core/units.h"
+#include "report/json_document.h"
+#include "report/table.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using doctor::Finding;
+using doctor::Hit;
+
+std::string Join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// Statuses in today's numbering (the pre-10.1 rows repeat current names).
+size_t CurrentStatuses(const doctor::ErrorMatcher& m) {
+  size_t n = 0;
+  for (const auto& s : m.statuses().statuses()) n += s.api != doctor::kApiCudaRuntimeLegacy;
+  return n;
+}
+
+std::string Bytes(const std::optional<double>& bytes) { return bytes ? core::FormatBytesBinary(*bytes) : "?"; }
+
+std::string OomStory(const doctor::OomDetails& d, const report::Texts& t) {
+  return Tr(t, "explain.oom." + d.diagnosis, fmt::arg("requested", core::FormatBytesBinary(d.requested_bytes)),
+            fmt::arg("free", Bytes(d.free_bytes)), fmt::arg("total", Bytes(d.total_bytes)),
+            fmt::arg("reserved", Bytes(d.reserved_unallocated_bytes)), fmt::arg("allocated", Bytes(d.allocated_bytes)),
+            fmt::arg("mine", Bytes(d.this_process_bytes)));
+}
+
+std::string VersionText(const doctor::VersionStory& s, const report::Texts& t) {
+  auto arg = [&s](const char* key) {
+    auto it = s.args.find(key);
+    return it == s.args.end() ? std::string() : it->second;
+  };
+  std::string key = "explain.version." + s.kind;
+  // Without a row in the compatibility table the minimum driver is not known.
+  if ((s.kind == "driver_ceiling" && arg("min_driver_for_ceiling").empty()) || (s.kind == "container_requirement" && arg("min_driver").empty())) {
+    key += "_unlisted";
+  }
+  std::string text = Tr(t, key, fmt::arg("ceiling", arg("ceiling")), fmt::arg("min_driver_for_ceiling", arg("min_driver_for_ceiling")),
+                        fmt::arg("cuda", arg("cuda")), fmt::arg("min_driver", arg("min_driver")), fmt::arg("library", arg("library")),
+                        fmt::arg("module", arg("module")), fmt::arg("name", arg("name")), fmt::arg("loaded", arg("loaded")),
+                        fmt::arg("built", arg("built")));
+  if (!arg("driver").empty()) text += Tr(t, "explain.version.host_driver", fmt::arg("driver", arg("driver")));
+  return text;
+}
+
+std::string RenderAnswer(const AnswerText& a, const report::Texts& t) {
+  std::string out = fmt::format("[{}] {}\n", a.severity, ValidUtf8(a.title));
+  for (const auto& fact : a.facts) out += "  " + ValidUtf8(fact) + "\n";
+  out += "  " + a.meaning + "\n";
+  out += "  " + t.Get("explain.causes") + "\n";
+  int rank = 1;
+  for (const auto& c : a.causes) out += fmt::format("    {}. {}\n", rank++, c);
+  if (!a.confirm.empty()) {
+    out += "  " + t.Get("explain.confirm") + "\n";
+    for (const auto& c : a.confirm) out += "    $ " + c + "\n";
+  }
+  out += "  " + t.Get("explain.fixes") + "\n";
+  for (const auto& f : a.fixes) out += "    - " + f + "\n";
+  if (!a.source_url.empty()) out += "  " + Tr(t, "explain.xid.source", fmt::arg("url", a.source_url)) + "\n";
+  return out;
+}
+
+std::string HitWhere(const Hit& h, const report::Texts& t) {
+  std::string out;
+  if (!h.first_time.empty() && !h.last_time.empty() && h.last_time != h.first_time) {
+    out = Tr(t, "explain.where_time", fmt::arg("line", h.first_line), fmt::arg("count", h.occurrences),
+             fmt::arg("first", ValidUtf8(h.first_time)), fmt::arg("last", ValidUtf8(h.last_time.empty() ? h.first_time : h.last_time)));
+  } else {
+    out = Tr(t, "explain.where", fmt::arg("line", h.first_line), fmt::arg("count", h.occurrences));
+  }
+  out += "\n    " + ValidUtf8(h.excerpt) + "\n";
+  if (!h.gpus.empty()) out += "  " + Tr(t, "explain.xid.gpus", fmt::arg("gpus", ValidUtf8(Join(h.gpus, ", ")))) + "\n";
+  if (!h.processes.empty()) out += "  " + Tr(t, "explain.xid.processes", fmt::arg("processes", ValidUtf8(Join(h.processes, ", ")))) + "\n";
+  return out;
+}
+
+std::string OtherReadings(const Finding& f, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  if (f.other_readings.empty()) return {};
+  std::string out = "  " + Tr(t, "explain.other_readings", fmt::arg("value", f.status->value)) + "\n";
+  for (const auto* s : f.other_readings) out += "    - " + ReadingTitle(m.ForStatus(*s, doctor::Evidence::kNumber), m, t) + "\n";
+  return out;
+}
+
+std::string Stories(const ExplainResult& r, const Hit& h, const report::Texts& t) {
+  std::string out;
+  bool oom = h.finding.entry != nullptr && h.finding.entry->id == "cuda_out_of_memory";
+  if (oom && r.oom) out += "  => " + OomStory(*r.oom, t) + "\n";
+  for (const auto& v : r.versions) out += "  => " + VersionText(v, t) + "\n";
+  return out;
+}
+
+std::string RenderLog(const ExplainResult& r, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  const auto& hits = r.analysis.hits;
+  std::string out = Tr(t, "explain.found", fmt::arg("count", hits.size()), fmt::arg("source", ValidUtf8(r.source)),
+                       fmt::arg("lines", r.analysis.lines)) + "\n\n";
+  report::TextTable table({t.Get("explain.summary.severity"), t.Get("explain.summary.count"), t.Get("explain.summary.when"),
+                           t.Get("explain.summary.gpus"), t.Get("explain.summary.error")});
+  table.SetAlign(1, report::Align::kRight);
+  for (const auto& h : hits) {
+    std::string when = h.first_time.empty() ? (h.first_line == h.last_line ? Tr(t, "explain.summary.line", fmt::arg("line", h.first_line))
+                                                                           : Tr(t, "explain.summary.lines", fmt::arg("first", h.first_line), fmt::arg("last", h.last_line)))
+                       : h.last_time.empty() || h.last_time == h.first_time ? ValidUtf8(h.first_time)
+                                                                            : ValidUtf8(h.first_time) + " .. " + ValidUtf8(h.last_time);
+    table.AddRow({h.finding.severity, std::to_string(h.occurrences), when, ValidUtf8(Join(h.gpus, " ")),
+                  ValidUtf8(Answer(h.finding, m, t).title)});
+  }
+  out += table.Render(2) + "\n";
+  for (const auto& h : hits) {
+    out += HitWhere(h, t);
+    out += RenderAnswer(Answer(h.finding, m, t), t);
+    out += OtherReadings(h.finding, m, t);
+    out += Stories(r, h, t) + "\n";
+  }
+  return out;
+}
+
+nlohmann::json AnswerJson(const Finding& f, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  AnswerText a = Answer(f, m, t);
+  nlohmann::json j = {{"id", a.id},         {"entry", a.entry.empty() ? nlohmann::json() : nlohmann::json(a.entry)},
+                      {"severity", a.severity}, {"title", a.title}, {"facts", a.facts}, {"meaning", a.meaning},
+                      {"causes", a.causes}, {"confirm", a.confirm}, {"fixes", a.fixes}};
+  if (f.status != nullptr) {
+    const doctor::StatusCode& s = *f.status;
+    const doctor::StatusApi* api = m.statuses().Api(s.api == doctor::kApiCudaRuntimeLegacy ? doctor::kApiCudaRuntime : s.api);
+    j["status"] = {{"api", s.api},   {"library", api != nullptr ? api->library : s.api}, {"name", s.name}, {"value", s.value},
+                   {"message", s.message}, {"doc", s.doc}, {"condition", m.statuses().Canonical(s).name}};
+  }
+  if (f.xid) {
+    const doctor::XidInfo* info = f.xid_info;
+    j["xid"] = {{"number", f.xid->number}, {"nvswitch", f.xid->nvswitch}, {"in_catalogue", info != nullptr},
+                {"name", info != nullptr ? info->name : ""}, {"category", info != nullptr ? info->category : ""},
+                {"action", info != nullptr ? info->action : ""}, {"source", a.source_url}};
+    j["xid"]["data_may_be_wrong"] = info != nullptr && info->data_may_be_wrong ? nlohmann::json(*info->data_may_be_wrong) : nlohmann::json();
+    j["xid"]["caused_by"] = f.xid->caused_by ? nlohmann::json(*f.xid->caused_by) : nlohmann::json();
+  }
+  if (!f.other_readings.empty()) {
+    j["other_readings"] = nlohmann::json::array();
+    for (const auto* s : f.other_readings) j["other_readings"].push_back(AnswerJson(m.ForStatus(*s, doctor::Evidence::kNumber), m, t)["id"]);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (valid && length > 1) {
+      // Overlong forms, surrogates and values past U+10FFFF are invalid too.
+      unsigned int cp = length == 2 ? c & 0x1F : length == 3 ? c & 0x0F : c & 0x07;
+      for (size_t k = 1; k < length; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+      valid = !(length == 2 && cp < 0x80) && !(length == 3 && cp < 0x800) && !(length == 4 && cp < 0x10000) &&
+              !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF;
+    }
+    if (valid) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  const auto& hits = r.analysis.hits;
+  if (hits.empty() && !r.analysis.readings.empty()) {
+    const auto& readings = r.analysis.readings;
+    std::string out = RenderAnswer(Answer(readings.front(), m, t), t);
+    if (readings.size() > 1) {
+      out += "\n" + Tr(t, "explain.readings", fmt::arg("query", ValidUtf8(r.query))) + "\n";
+      for (size_t i = 1; i < readings.size(); ++i) out += "  - " + ReadingTitle(readings[i], m, t) + "\n";
+    }
+    return out;
+  }
+  if (hits.empty()) {
+    std::string out = t.Get("explain.unknown") + "\n";
+    if (!r.closest.empty()) {
+      out += t.Get("explain.closest") + "\n";
+      for (const auto* e : r.closest) out += fmt::format("  {}  {}\n", e->id, e->title.In(report::LanguageCode(t.language())));
+    }
+    return out + t.Get("explain.list_hint") + "\n";
+  }
+  if (r.log) return RenderLog(r, m, t);
+  const Hit& first = hits.front();
+  std::string out = RenderAnswer(Answer(first.finding, m, t), t);
+  if (!first.gpus.empty()) out += "  " + Tr(t, "explain.xid.gpus", fmt::arg("gpus", ValidUtf8(Join(first.gpus, ", ")))) + "\n";
+  if (!first.processes.empty()) out += "  " + Tr(t, "explain.xid.processes", fmt::arg("processes", ValidUtf8(Join(first.processes, ", ")))) + "\n";
+  out += OtherReadings(first.finding, m, t);
+  out += Stories(r, first, t);
+  if (hits.size() > 1) {
+    out += "\n" + t.Get("explain.also") + "\n";
+    for (size_t i = 1; i < hits.size(); ++i) {
+      out += "  " + Tr(t, "explain.also_item", fmt::arg("title", ValidUtf8(Answer(hits[i].finding, m, t).title)),
+                       fmt::arg("line", hits[i].first_line), fmt::arg("id", hits[i].finding.key)) + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json ExplainToJson(const ExplainResult& r, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  auto doc = report::MakeDocument("explain");
+  doc["source"] = r.source.empty() ? "text" : ValidUtf8(r.source);
+  doc["lines"] = r.analysis.lines;
+  doc["matches"] = nlohmann::json::array();
+  for (const auto& h : r.analysis.hits) {
+    nlohmann::json j = AnswerJson(h.finding, m, t);
+    j["first_line"] = h.first_line;
+    j["last_line"] = h.last_line;
+    j["occurrences"] = h.occurrences;
+    j["excerpt"] = ValidUtf8(h.excerpt);
+    j["first_time"] = h.first_time.empty() ? nlohmann::json() : nlohmann::json(ValidUtf8(h.first_time));
+    j["last_time"] = h.last_time.empty() ? nlohmann::json() : nlohmann::json(ValidUtf8(h.last_time));
+    j["gpus"] = nlohmann::json::array();
+    for (const auto& g : h.gpus) j["gpus"].push_back(ValidUtf8(g));
+    j["processes"] = nlohmann::json::array();
+    for (const auto& p : h.processes) j["processes"].push_back(ValidUtf8(p));
+    doc["matches"].push_back(j);
+  }
+  doc["readings"] = nlohmann::json::array();
+  for (const auto& f : r.analysis.readings) doc["readings"].push_back(AnswerJson(f, m, t));
+  if (r.oom) {
+    const auto& d = *r.oom;
+    doc["out_of_memory"] = {{"requested_bytes", d.requested_bytes},
+                            {"total_bytes", d.total_bytes ? nlohmann::json(*d.total_bytes) : nlohmann::json()},
+                            {"free_bytes", d.free_bytes ? nlohmann::json(*d.free_bytes) : nlohmann::json()},
+                            {"allocated_bytes", d.allocated_bytes ? nlohmann::json(*d.allocated_bytes) : nlohmann::json()},
+                            {"reserved_unallocated_bytes", d.reserved_unallocated_bytes ? nlohmann::json(*d.reserved_unallocated_bytes) : nlohmann::json()},
+                            {"this_process_bytes", d.this_process_bytes ? nlohmann::json(*d.this_process_bytes) : nlohmann::json()},
+                            {"diagnosis", d.diagnosis},
+                            {"explanation", OomStory(d, t)}};
+  }
+  doc["versions"] = nlohmann::json::array();
+  for (const auto& v : r.versions) doc["versions"].push_back({{"kind", v.kind}, {"values", v.args}, {"explanation", VersionText(v, t)}});
+  if (r.analysis.hits.empty() && r.analysis.readings.empty()) {
+    doc["closest"] = nlohmann::json::array();
+    for (const auto* e : r.closest) doc["closest"].push_back(e->id);
+  }
+  return doc;
+}
+
+std::string RenderExplainList(const doctor::ErrorMatcher& m, const report::Texts& t) {
+  std::string lang = report::LanguageCode(t.language());
+  report::TextTable table({"id", t.Get("explain.list.severity"), t.Get("explain.list.title")});
+  for (const auto& e : m.kb().entries()) table.AddRow({e.id, e.severity, e.title.In(lang)});
+  size_t xids = 0, sxids = 0;
+  for (const auto& x : m.xids().entries()) (x.nvswitch ? sxids : xids)++;
+  return table.Render() + "\n" +
+         Tr(t, "explain.list.also", fmt::arg("statuses", CurrentStatuses(m)), fmt::arg("apis", m.statuses().apis().size()),
+            fmt::arg("cuda", m.statuses().toolkit().count("cuda") ? m.statuses().toolkit().at("cuda") : "?"), fmt::arg("xids", xids),
+            fmt::arg("sxids", sxids)) + "\n";
+}
+
+nlohmann::json ExplainListToJson(const doctor::ErrorMatcher& m, const report::Texts& t) {
+  std::string lang = report::LanguageCode(t.language());
+  auto doc = report::MakeDocument("explain_list");
+  doc["entries"] = nlohmann::json::array();
+  for (const auto& e : m.kb().entries()) doc["entries"].push_back({{"id", e.id}, {"title", e.title.In(lang)}, {"severity", e.severity}});
+  doc["statuses"] = CurrentStatuses(m);
+  doc["toolkit"] = m.statuses().toolkit();
+  size_t xids = 0, sxids = 0;
+  for (const auto& x : m.xids().entries()) (x.nvswitch ? sxids : xids)++;
+  doc["xids"] = xids;
+  doc["sxids"] = sxids;
+  return doc;
+}
+
+}  // namespace gpuprobe::cli

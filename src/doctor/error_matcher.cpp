@@ -1,0 +1,342 @@
+#include "doctor/error_matcher.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include "doctor/error_matcher_internal.h"
+#include "doctor/matcher_context.h"
+
+namespace gpuprobe::doctor {
+
+using internal::CaseInsensitive;
+using internal::HasContext;
+using internal::IsCudaApi;
+using internal::kMaxRe2Memory;
+using internal::kPositionCount;
+using internal::kPositions;
+using internal::kSelfEvidentWords;
+using internal::Lower;
+using internal::NormalizeMessage;
+using internal::WordCount;
+
+namespace {
+
+// Atoms shorter than this are not worth a prefilter ("cu", "id").
+constexpr int kMinAtomLength = 3;
+// More candidate patterns than this on one record: the combined automaton is cheaper.
+constexpr size_t kMaxCandidates = 24;
+
+}  // namespace
+
+std::string SeverityOfAction(const std::string& action) {
+  if (action == "none") return "info";
+  if (action == "reset_gpu" || action == "reboot_node" || action == "drain_node" || action == "rma") return "fail";
+  return "warn";
+}
+
+ErrorMatcher::ErrorMatcher(const KnowledgeBase& kb, const StatusTable& statuses, const XidCatalog& xids)
+    : kb_(kb), statuses_(statuses), xids_(xids) {}
+
+ErrorMatcher::~ErrorMatcher() = default;
+
+core::Result<std::unique_ptr<ErrorMatcher>> ErrorMatcher::Create(const KnowledgeBase& kb, const StatusTable& statuses,
+                                                                 const XidCatalog& xids) {
+  for (const auto& e : kb.entries()) {
+    for (const auto& name : e.statuses) {
+      if (statuses.FindName(name) == nullptr) {
+        return core::Status::ParseError(fmt::format("knowledge base entry '{}': unknown status '{}'", e.id, name));
+      }
+    }
+    for (const auto& p : e.patterns) {
+      if (!p.status.empty() && statuses.FindName(p.status) == nullptr) {
+        return core::Status::ParseError(fmt::format("knowledge base entry '{}': a pattern names unknown status '{}'", e.id, p.status));
+      }
+    }
+    for (const auto& [name, note] : e.status_notes) {
+      if (statuses.FindName(name) == nullptr) {
+        return core::Status::ParseError(fmt::format("knowledge base entry '{}': a note names unknown status '{}'", e.id, name));
+      }
+    }
+    if (e.xid && xids.Find(*e.xid, e.nvswitch) == nullptr) {
+      return core::Status::ParseError(fmt::format("knowledge base entry '{}': Xid {} is not in the catalogue", e.id, *e.xid));
+    }
+  }
+  std::unique_ptr<ErrorMatcher> matcher(new ErrorMatcher(kb, statuses, xids));
+  GPUPROBE_RETURN_IF_ERROR(matcher->Compile());
+  return matcher;
+}
+
+core::Result<const ErrorMatcher*> ErrorMatcher::Embedded() {
+  static const core::Result<std::unique_ptr<ErrorMatcher>> kMatcher = []() -> core::Result<std::unique_ptr<ErrorMatcher>> {
+    auto kb = KnowledgeBase::Embedded();
+    if (!kb.ok()) return kb.status();
+    auto statuses = StatusTable::Embedded();
+    if (!statuses.ok()) return statuses.status();
+    auto xids = XidCatalog::Embedded();
+    if (!xids.ok()) return xids.status();
+    return Create(**kb, **statuses, **xids);
+  }();
+  if (!kMatcher.ok()) return kMatcher.status();
+  return kMatcher.value().get();
+}
+
+core::Status ErrorMatcher::Compile() {
+  set_ = std::make_unique<RE2::Set>(CaseInsensitive(), RE2::UNANCHORED);
+  std::vector<std::string> rule_patterns;
+  auto add = [this, &rule_patterns](const std::string& pattern, Rule rule) -> core::Status {
+    std::string error;
+    if (set_->Add(pattern, &error) < 0) return core::Status::ParseError(fmt::format("explain: cannot compile pattern '{}': {}", pattern, error));
+    rules_.push_back(rule);
+    rule_patterns.push_back(pattern);
+    return core::Status::Ok();
+  };
+  const auto& entries = kb_.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    for (size_t j = 0; j < entries[i].patterns.size(); ++j) {
+      GPUPROBE_RETURN_IF_ERROR(add(entries[i].patterns[j].regex, {Rule::Kind::kPattern, i, j}));
+      entry_patterns_.push_back(std::make_unique<RE2>(entries[i].patterns[j].regex, CaseInsensitive()));
+    }
+  }
+  const std::string names =
+      R"(\b(cudaError[a-z]\w*|CUDA_ERROR_\w+|ERROR_[A-Z_]{4,}|CUBLAS_STATUS_\w+|CUFFT_\w+|CUSOLVER_STATUS_\w+|)"
+      R"(CUSPARSE_STATUS_\w+|NVRTC_ERROR_\w+|CUDNN_STATUS_\w+|NVML_ERROR_\w+|nccl[a-z]+(?:error|argument|usage|progress))\b)";
+  names_ = std::make_unique<RE2>(names, CaseInsensitive());
+  GPUPROBE_RETURN_IF_ERROR(add(names, {Rule::Kind::kName}));
+  GPUPROBE_RETURN_IF_ERROR(add(R"(\bs?xid\b[^\n]{0,60}?\d)", {Rule::Kind::kXid}));
+
+  // Printed messages: every status that has one, longest first so the alternation prefers
+  // "unspecified launch failure in prior launch" over its prefix.
+  std::map<std::string, std::vector<const StatusCode*>> by_message;
+  for (const auto& s : statuses_.statuses()) {
+    if (s.message.empty() || s.api == kApiCudaRuntimeLegacy || s.api == kApiCudaDriver) continue;
+    std::string message = Lower(NormalizeMessage(s.message));
+    if (message.size() < 6) continue;
+    by_message[message].push_back(&s);
+  }
+  message_index_.assign(by_message.begin(), by_message.end());
+  std::sort(message_index_.begin(), message_index_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  std::string all;
+  for (const auto& [message, owners] : message_index_) all += (all.empty() ? "" : "|") + RE2::QuoteMeta(message);
+  RE2::Options longest = CaseInsensitive();
+  longest.set_longest_match(true);
+  messages_ = std::make_unique<RE2>("(" + all + ")", longest);
+  if (!messages_->ok()) return core::Status::ParseError("explain: cannot compile the status messages: " + messages_->error());
+  // Any message flags the record; FindMessages then decides whether it counts (a short one
+  // only beside its API's name). Keeping the context out of the combined set keeps its
+  // automaton small: "context, anything, message" patterns multiply its states.
+  GPUPROBE_RETURN_IF_ERROR(add(R"(\b(?:)" + all + R"())", {Rule::Kind::kMessage}));
+
+  for (size_t i = 0; i < kPositionCount; ++i) {
+    NumberPosition position;
+    position.re = std::make_unique<RE2>(kPositions[i].re, CaseInsensitive());
+    position.api = kPositions[i].api;
+    position.old_era = kPositions[i].old_era;
+    if (!position.re->ok()) return core::Status::Internal(fmt::format("explain: bad number position {}", kPositions[i].re));
+    numbers_.push_back(std::move(position));
+    GPUPROBE_RETURN_IF_ERROR(add(kPositions[i].re, {Rule::Kind::kNumber, 0, i}));
+  }
+  if (!set_->Compile()) return core::Status::ParseError("explain: the patterns are too large to compile together");
+  // The same rules, in the same order, behind a prefilter of their literal words.
+  filter_ = std::make_unique<re2::FilteredRE2>(kMinAtomLength);
+  for (size_t i = 0; i < rule_patterns.size(); ++i) {
+    int id = -1;
+    if (filter_->Add(rule_patterns[i], CaseInsensitive(), &id) != RE2::NoError || id != static_cast<int>(i)) {
+      return core::Status::Internal("explain: cannot prefilter pattern " + rule_patterns[i]);
+    }
+  }
+  std::vector<std::string> atoms;
+  filter_->Compile(&atoms);
+  // The atoms are lower case: they are matched, case-sensitively (a smaller automaton), on a
+  // lower-cased copy of the record.
+  RE2::Options literal;
+  literal.set_literal(true);
+  literal.set_log_errors(false);
+  literal.set_max_mem(kMaxRe2Memory);
+  atoms_ = std::make_unique<RE2::Set>(literal, RE2::UNANCHORED);
+  for (const auto& atom : atoms) {
+    if (atoms_->Add(atom, nullptr) < 0) return core::Status::Internal("explain: cannot add atom " + atom);
+  }
+  if (!atoms_->Compile()) return core::Status::ParseError("explain: the patterns' words are too many to compile together");
+  filter_->AllPotentials({}, &unfiltered_);
+  return core::Status::Ok();
+}
+
+std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
+  re2::StringPiece piece(text.data(), text.size());
+  std::string lower(text);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  std::vector<int> atoms, matched;
+  RE2::Set::ErrorInfo atom_error;
+  if (atoms_->Match(lower, &atoms, &atom_error) || atom_error.kind == RE2::Set::kNoError) {
+    std::vector<int> candidates;
+    // A record with none of the words (most of a log) has only the atom-less rules to try.
+    if (atoms.empty()) {
+      candidates = unfiltered_;
+    } else {
+      filter_->AllPotentials(atoms, &candidates);
+    }
+    // A line with every word of many patterns (a hostile one) costs one pass of the combined
+    // automaton instead of one pass per candidate.
+    if (candidates.size() <= kMaxCandidates) {
+      for (int id : candidates) {
+        if (RE2::PartialMatch(piece, filter_->GetRE2(id))) matched.push_back(id);
+      }
+      std::sort(matched.begin(), matched.end());
+      return matched;
+    }
+  }
+  RE2::Set::ErrorInfo error;
+  if (set_->Match(re2::StringPiece(text.data(), text.size()), &matched, &error)) {
+    std::sort(matched.begin(), matched.end());
+    return matched;
+  }
+  matched.clear();
+  if (error.kind == RE2::Set::kNoError) return matched;
+  // The combined automaton ran out of memory on this record: try each rule on its own (slower,
+  // still linear, same answer).
+  size_t pattern_rule = 0;
+  for (size_t i = 0; i < rules_.size(); ++i) {
+    const Rule& rule = rules_[i];
+    bool hit = false;
+    switch (rule.kind) {
+      case Rule::Kind::kPattern: hit = RE2::PartialMatch(text, *entry_patterns_[pattern_rule++]); break;
+      case Rule::Kind::kName: hit = RE2::PartialMatch(text, *names_); break;
+      case Rule::Kind::kMessage: hit = RE2::PartialMatch(text, *messages_); break;
+      case Rule::Kind::kNumber: hit = RE2::PartialMatch(text, *numbers_[rule.pattern].re); break;
+      case Rule::Kind::kXid: hit = ParseXidLine(text).has_value(); break;
+    }
+    if (hit) matched.push_back(static_cast<int>(i));
+  }
+  return matched;
+}
+
+Finding ErrorMatcher::ForStatus(const StatusCode& status, Evidence evidence) const {
+  Finding f;
+  f.status = &status;
+  f.evidence = evidence;
+  const StatusCode& canonical = statuses_.Canonical(status);
+  bool family = false;
+  f.entry = kb_.ForStatus(status.name, &family);
+  if (f.entry == nullptr) f.entry = kb_.ForStatus(canonical.name, &family);
+  if (f.entry == nullptr) {
+    f.key = "status:" + canonical.name;
+  } else {
+    f.key = family ? f.entry->id + ":" + canonical.name : f.entry->id;
+  }
+  f.severity = f.entry != nullptr ? f.entry->severity : "warn";
+  return f;
+}
+
+Finding ErrorMatcher::ForXid(const XidEvent& event, Evidence evidence) const {
+  Finding f;
+  f.xid = event;
+  f.evidence = evidence;
+  f.xid_info = xids_.Find(event.number, event.nvswitch);
+  f.entry = kb_.ForXid(event.number, event.nvswitch);
+  f.key = f.entry != nullptr ? f.entry->id : fmt::format("{}:{}", event.nvswitch ? "sxid" : "xid", event.number);
+  f.severity = f.entry != nullptr ? f.entry->severity : f.xid_info != nullptr ? SeverityOfAction(f.xid_info->action) : "warn";
+  return f;
+}
+std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
+  std::vector<int> matched = MatchingRules(text);
+  if (matched.empty()) return {};
+  return MatchRecord(text, matched);
+}
+
+std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
+  std::vector<Finding> strong, weak, fallback;
+  bool names = false, messages = false;
+  // The number positions come last in the set; they are read before the messages use them.
+  std::vector<size_t> positions;
+  for (int index : matched) {
+    const Rule& rule = rules_[static_cast<size_t>(index)];
+    if (rule.kind == Rule::Kind::kNumber) positions.push_back(rule.pattern);
+  }
+  for (int index : matched) {
+    const Rule& rule = rules_[static_cast<size_t>(index)];
+    switch (rule.kind) {
+      case Rule::Kind::kPattern: {
+        const KnowledgeEntry& e = kb_.entries()[rule.entry];
+        const EntryPattern& p = e.patterns[rule.pattern];
+        if (!p.status.empty()) {
+          if (const StatusCode* s = statuses_.FindName(p.status)) {
+            Finding f = ForStatus(*s, Evidence::kPattern);
+            f.entry = &e;
+            strong.push_back(f);
+            break;
+          }
+        }
+        Finding f;
+        f.entry = &e;
+        f.key = e.id;
+        f.severity = e.severity;
+        f.evidence = Evidence::kPattern;
+        if (e.xid) {
+          XidEvent event;
+          event.number = *e.xid;
+          event.nvswitch = e.nvswitch;
+          f = ForXid(ParseXidLine(text).value_or(event), Evidence::kPattern);
+        }
+        // A secondary entry ("a CUDA call failed") is a fallback: it never hides a status the
+        // same line prints.
+        (e.secondary ? fallback : strong).push_back(f);
+        break;
+      }
+      case Rule::Kind::kName:
+        if (!names) FindNames(text, strong);
+        names = true;
+        break;
+      case Rule::Kind::kXid:
+        if (auto event = ParseXidLine(text)) strong.push_back(ForXid(*event, Evidence::kXid));
+        break;
+      case Rule::Kind::kMessage:
+        if (!messages) FindMessages(text, positions, weak);
+        messages = true;
+        break;
+      case Rule::Kind::kNumber:
+        break;
+    }
+  }
+  std::vector<Finding> out;
+  auto add_unique = [&out](const Finding& f) {
+    if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return o.key == f.key; })) out.push_back(f);
+  };
+  // A family's own phrasing without a status ("NCCL error in: ...") takes the status the same
+  // line prints ("..., unhandled system error").
+  if (!strong.empty() && !messages) {
+    bool generic = std::any_of(strong.begin(), strong.end(), [](const Finding& f) {
+      return f.entry != nullptr && f.status == nullptr && !f.entry->status_prefixes.empty();
+    });
+    if (generic) {
+      FindMessages(text, positions, weak);
+      messages = true;
+    }
+  }
+  for (auto& f : strong) {
+    if (f.entry == nullptr || f.status != nullptr || f.entry->status_prefixes.empty()) continue;
+    auto specific = [&](const Finding& o) { return o.entry == f.entry && o.status != nullptr; };
+    auto it = std::find_if(strong.begin(), strong.end(), specific);
+    if (it != strong.end()) {
+      f = *it;
+    } else if (auto w = std::find_if(weak.begin(), weak.end(), specific); w != weak.end()) {
+      f = *w;
+    }
+  }
+  for (const auto& f : strong) add_unique(f);
+  if (!out.empty()) return out;
+  // Weak evidence: the printed message is more specific than a number beside it.
+  for (const auto& f : weak) add_unique(f);
+  if (out.empty() && !positions.empty()) {
+    FindNumbers(text, positions, weak);
+    for (const auto& f : weak) add_unique(f);
+  }
+  for (const auto& f : fallback) add_unique(f);
+  return out;
+}
+}  // namespace gpuprobe::doctor
