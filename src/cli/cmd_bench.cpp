@@ -75,7 +75,8 @@ core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& regis
 core::Result<bench::PipelineRequest> RequestFrom(const BenchOptions& o) {
   if (o.full && o.quick) return core::Status::InvalidArgument("--quick and --full exclude each other");
   if (o.threads < 0 || o.threads > 4096) return core::Status::InvalidArgument("--threads must be between 1 and 4096");
-  if (o.seconds < 0 || o.seconds > 3600) return core::Status::InvalidArgument("--seconds must be between 0 and 3600");
+  // Written so that NaN fails too.
+  if (!(o.seconds >= 0 && o.seconds <= 3600)) return core::Status::InvalidArgument("--seconds must be between 0 and 3600");
   if (!o.db.empty() && !o.save) return core::Status::InvalidArgument("--db goes with --save");
   bench::PipelineRequest request;
   request.patterns = o.patterns;

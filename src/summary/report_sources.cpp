@@ -15,11 +15,102 @@ core::Status PlaceOnce(bool taken, const std::string& kind, const std::string& p
   return core::Status::Ok();
 }
 
-// Inspect, doctor and identity parts are kept as JSON, but each must at least be an object:
-// the summary reads fields from them.
+enum class Kind { kString, kNumber, kBool, kArray, kObject };
+
+const char* KindName(Kind k) {
+  switch (k) {
+    case Kind::kString: return "a string";
+    case Kind::kNumber: return "a number";
+    case Kind::kBool: return "true or false";
+    case Kind::kArray: return "an array";
+    case Kind::kObject: return "an object";
+  }
+  return "?";
+}
+
+bool Is(const nlohmann::json& v, Kind k) {
+  switch (k) {
+    case Kind::kString: return v.is_string();
+    case Kind::kNumber: return v.is_number();
+    case Kind::kBool: return v.is_boolean();
+    case Kind::kArray: return v.is_array();
+    case Kind::kObject: return v.is_object();
+  }
+  return false;
+}
+
+// The fields the summary reads from a part, with their types: a present field of another
+// type (or null where a value is expected) is an error naming the file and the field,
+// instead of being silently read as "unknown".
+struct FieldRule {
+  const char* name;
+  Kind kind;
+};
+
+core::Status CheckFields(const nlohmann::json& object, const std::vector<FieldRule>& rules, const std::string& path,
+                         const std::string& where) {
+  for (const auto& rule : rules) {
+    auto it = object.find(rule.name);
+    if (it == object.end() || (it->is_null() && rule.kind == Kind::kNumber)) continue;
+    if (!Is(*it, rule.kind)) {
+      return core::Status::ParseError(fmt::format("{}: {}{} must be {}", path, where, rule.name, KindName(rule.kind)));
+    }
+  }
+  return core::Status::Ok();
+}
+
+// Each element of the array `key` (when present) must be an object with these fields.
+core::Status CheckArrayOfObjects(const nlohmann::json& object, const char* key, const std::vector<FieldRule>& rules,
+                                 const std::string& path, const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end()) return core::Status::Ok();
+  if (!it->is_array()) return core::Status::ParseError(fmt::format("{}: {}{} must be an array", path, where, key));
+  for (size_t i = 0; i < it->size(); ++i) {
+    const auto& element = (*it)[i];
+    std::string at = fmt::format("{}{}[{}]", where, key, i);
+    if (!element.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", path, at));
+    GPUPROBE_RETURN_IF_ERROR(CheckFields(element, rules, path, at + "."));
+  }
+  return core::Status::Ok();
+}
+
+core::Status CheckPart(const nlohmann::json& doc, const std::string& kind, const std::string& path) {
+  const std::string where = kind == "inspect" || kind == "doctor" ? "" : kind + ".";
+  if (kind == "inspect") {
+    GPUPROBE_RETURN_IF_ERROR(CheckArrayOfObjects(
+        doc, "gpus",
+        {{"index", Kind::kNumber}, {"name", Kind::kString}, {"utilization_gpu_percent", Kind::kNumber},
+         {"memory_used_bytes", Kind::kNumber}, {"memory_total_bytes", Kind::kNumber}, {"temperature_celsius", Kind::kNumber},
+         {"power_draw_watts", Kind::kNumber}, {"power_limit_watts", Kind::kNumber}, {"sm_clock_mhz", Kind::kNumber}},
+        path, where));
+    return CheckArrayOfObjects(doc, "findings",
+                               {{"id", Kind::kString}, {"severity", Kind::kString}, {"explanation", Kind::kString},
+                                {"evidence", Kind::kString}, {"next_step", Kind::kString}},
+                               path, where);
+  }
+  if (kind == "doctor") {
+    return CheckArrayOfObjects(doc, "checks",
+                               {{"id", Kind::kString}, {"status", Kind::kString}, {"title", Kind::kString},
+                                {"evidence", Kind::kString}, {"fix", Kind::kString}},
+                               path, where);
+  }
+  if (kind == "gpu") {
+    GPUPROBE_RETURN_IF_ERROR(CheckFields(doc, {{"available", Kind::kBool}, {"reason", Kind::kString}}, path, where));
+    return CheckArrayOfObjects(doc, "devices",
+                               {{"name", Kind::kString}, {"spec_database_name", Kind::kString}, {"memory_bytes", Kind::kNumber},
+                                {"smoke_test", Kind::kObject}},
+                               path, where);
+  }
+  return CheckFields(doc, {{"model", Kind::kString}, {"physical_cores", Kind::kNumber}, {"memory_bytes", Kind::kNumber}},
+                     path, where);
+}
+
+// Inspect, doctor and identity parts are kept as JSON; the fields the summary reads are
+// checked here, so a hand-edited file is an error naming the field, never a crash later.
 core::Status PlaceJson(nlohmann::json* slot, const nlohmann::json& doc, const std::string& kind, const std::string& path) {
   GPUPROBE_RETURN_IF_ERROR(PlaceOnce(!slot->is_null(), kind, path));
   if (!doc.is_object()) return core::Status::ParseError(fmt::format("{}: the {} part must be an object", path, kind));
+  GPUPROBE_RETURN_IF_ERROR(CheckPart(doc, kind, path));
   *slot = doc;
   return core::Status::Ok();
 }
