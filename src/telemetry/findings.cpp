@@ -86,11 +86,12 @@ const std::vector<std::string>& FindingIds() {
       "ecc_uncorrectable", "ecc_uncorrectable_history", "ecc_corrected", "ecc_sram_threshold_exceeded", "row_remap_failure",
       "memory_repair_pending", "retired_pages", "rows_remapped",
       // clocks and heat
-      "thermal_or_power_throttling", "power_capped", "thermal_slowdown_reached", "near_thermal_slowdown",
+      "thermal_or_power_throttling", "power_capped", "thermal_slowdown_reached", "near_thermal_slowdown", "fan_reading_error",
       // PCIe
       "pcie_link_narrow", "pcie_link_degraded", "pcie_replays",
       // workload
-      "memory_nearly_full", "memory_held_without_process", "memory_unaccounted", "memory_reserved_idle", "gpu_starved_by_host",
+      "memory_nearly_full", "memory_held_without_process", "memory_unaccounted", "busy_without_process", "memory_reserved_idle",
+      "gpu_starved_by_host",
       "busy_not_bandwidth_bound", "bandwidth_bound", "power_without_utilization", "memory_busy_without_kernels",
       // configuration
       "persistence_off", "mig_hides_utilization"};

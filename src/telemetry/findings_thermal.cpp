@@ -160,6 +160,12 @@ void CheckTemperature(Judge& j) {
 void CheckClocksAndHeat(Judge& judge) {
   CheckReasons(judge);
   CheckTemperature(judge);
+  // A fan the driver cannot read: on a board with fans, a failed fan or tachometer.
+  if (judge.s.fan_speed_error) {
+    Finding& f = judge.Raise("fan_reading_error", Severity::kWarn);
+    judge.Use(&f, "fan.speed");
+    judge.Show(&f, "temperature.gpu");
+  }
 }
 
 }  // namespace gpuprobe::telemetry::rules

@@ -121,6 +121,26 @@ void CheckMemory(Judge& j) {
   }
 }
 
+// Kernels ran but nobody is listed: a job that just ended (GPU-Util looks back up to a
+// second) or one this view cannot see (another container, a VM). A display or a game (a
+// graphics process) explains it, so any listed process does.
+void CheckBusyWithoutProcess(Judge& j) {
+  const Snapshot& s = j.s;
+  auto busy = IsBusy(s);
+  if (!busy || !*busy || s.mig_enabled.value_or(false)) return;
+  if (!s.processes_known) {
+    j.NotJudged("busy_without_process", {"processes"});
+    return;
+  }
+  if (!s.processes.empty() || !s.graphics_processes_known) return;
+  Finding& f = j.Raise("busy_without_process", Severity::kInfo);
+  Arg(&f, "util", Whole(*s.utilization_gpu_percent));
+  Arg(&f, "used", s.memory_used_bytes ? GiB(*s.memory_used_bytes) : "?");
+  j.Use(&f, "utilization.gpu");
+  j.Use(&f, "memory.used");
+  j.Show(&f, "power.draw");
+}
+
 void CheckIdleAndStarved(Judge& j) {
   const Snapshot& s = j.s;
   auto usable = UsableBytes(s);
@@ -236,6 +256,7 @@ void CheckUtilisationShape(Judge& j) {
 
 void CheckWorkload(Judge& judge) {
   CheckMemory(judge);
+  CheckBusyWithoutProcess(judge);
   CheckIdleAndStarved(judge);
   CheckUtilisationShape(judge);
 }
@@ -250,10 +271,14 @@ void CheckConfiguration(Judge& j) {
     desktop |= kind == ProcessKind::kGraphics || kind == ProcessKind::kComputeGraphics;
   }
   if (s.persistence_mode && !*s.persistence_mode && !desktop) {
-    Finding& f = j.Raise("persistence_off", Severity::kInfo);
-    j.Use(&f, "persistence_mode");
-    j.Use(&f, "display_active");
-    if (!s.processes_known) f.missing.push_back("processes");
+    if (!s.processes_known) {
+      // Without the process list a desktop (Xorg, a compositor) cannot be told from a server.
+      j.NotJudged("persistence_off", {"processes"});
+    } else {
+      Finding& f = j.Raise("persistence_off", Severity::kInfo);
+      j.Use(&f, "persistence_mode");
+      j.Use(&f, "display_active");
+    }
   }
   if (s.mig_enabled.value_or(false) && !s.utilization_gpu_percent) {
     Finding& f = j.Raise("mig_hides_utilization", Severity::kInfo);

@@ -86,6 +86,7 @@ struct Snapshot {
   std::optional<double> power_draw_watts, power_limit_watts, power_max_limit_watts;
   std::string performance_state;         ///< "P0"
   std::optional<double> fan_speed_percent;
+  bool fan_speed_error = false;          ///< nvidia-smi printed "ERR!" / "Unknown Error" for the fan: the driver could not read it
 
   // Clocks (MHz).
   std::optional<double> sm_clock_mhz, memory_clock_mhz, graphics_clock_mhz;

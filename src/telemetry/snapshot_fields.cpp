@@ -152,7 +152,17 @@ std::vector<SnapshotField> BuildFields() {
       Number(&S::power_limit_watts, Quantity::kWatts, "power.limit"), [](const S& s) { return Fixed(s.power_limit_watts, 2); });
   add({"power.max_limit"}, "W", Number(&S::power_max_limit_watts, Quantity::kWatts, "power.max_limit"),
       [](const S& s) { return Fixed(s.power_max_limit_watts, 2); });
-  add({"fan.speed"}, "%", Number(&S::fan_speed_percent, Quantity::kPercent, "fan.speed"), [](const S& s) { return Fixed(s.fan_speed_percent, 0); });
+  add({"fan.speed"}, "%",
+      [](S* s, std::string_view raw, const FieldContext& c) {
+        // "ERR!" (table) or "Unknown Error" (-q, XML): the driver asked and the fan did not answer.
+        std::string cell = smi::Trim(raw);
+        if (cell == "ERR!" || cell.find("Unknown Error") != std::string::npos) s->fan_speed_error = true;
+        if (!s->fan_speed_percent) s->fan_speed_percent = smi::Checked(smi::Number(raw), Quantity::kPercent, "fan.speed", raw, c.where, c.diagnostics);
+      },
+      [](const S& s) -> std::optional<std::string> {
+        if (s.fan_speed_error && !s.fan_speed_percent) return std::string("ERR!");
+        return Fixed(s.fan_speed_percent, 0);
+      });
   add({"clocks.current.sm", "clocks.sm"}, "MHz", Number(&S::sm_clock_mhz, Quantity::kMegahertz, "clocks.current.sm"),
       [](const S& s) { return Fixed(s.sm_clock_mhz, 0); });
   add({"clocks.current.memory", "clocks.mem"}, "MHz", Number(&S::memory_clock_mhz, Quantity::kMegahertz, "clocks.current.memory"),
@@ -255,6 +265,7 @@ std::optional<std::string> SnapshotFieldText(const Snapshot& snapshot, std::stri
   auto value = f->get(snapshot);
   if (!value) return std::nullopt;
   std::string unit = f->unit.empty() ? EvidenceUnit(name) : f->unit;
+  if (*value == "ERR!") return value;
   if (unit == "%") return *value + " %";
   return unit.empty() ? *value : *value + " " + unit;
 }

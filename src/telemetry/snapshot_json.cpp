@@ -126,6 +126,7 @@ json SnapshotToJson(const Snapshot& s) {
 #undef GPUPROBE_W
   j["pci_device_id"] = s.pci_device_id ? json(fmt::format("0x{:08X}", *s.pci_device_id)) : json(nullptr);
   j["clock_event_reasons"] = s.clock_event_reasons ? json(fmt::format("0x{:016X}", *s.clock_event_reasons)) : json(nullptr);
+  j["fan_speed_error"] = s.fan_speed_error;
   j["processes_known"] = s.processes_known;
   j["graphics_processes_known"] = s.graphics_processes_known;
   j["processes"] = json::array();
@@ -163,7 +164,9 @@ core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& contex
   GPUPROBE_RETURN_IF_ERROR(ReadHex(j, "clock_event_reasons", ~0ull, context, &reasons));
   if (device_id) s.pci_device_id = static_cast<std::uint32_t>(*device_id);
   s.clock_event_reasons = reasons;
-  std::optional<bool> known, graphics_known;
+  std::optional<bool> known, graphics_known, fan_error;
+  GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "fan_speed_error", context, &fan_error));
+  s.fan_speed_error = fan_error.value_or(false);
   GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "processes_known", context, &known));
   GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "graphics_processes_known", context, &graphics_known));
   s.processes_known = known.value_or(false);
