@@ -44,7 +44,8 @@ json Opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-std::string Where(const std::string& context, const char* key) { return fmt::format("gpuprobe JSON: {}'{}'", context, key); }
+// "'gpus[0].memory_used_bytes'"; the caller's context already says the input is gpuprobe JSON.
+std::string Where(const std::string& context, const char* key) { return fmt::format("'{}{}'", context, key); }
 
 // A number within what `quantity` allows, read without any conversion that could be
 // undefined (the range is checked on the double before an integer is made of it).
@@ -93,7 +94,7 @@ core::Status ReadHex(const json& j, const char* key, std::uint64_t max, const st
 }
 
 core::Result<ProcessInfo> ProcessFromJson(const json& p, const std::string& context) {
-  if (!p.is_object()) return core::Status::ParseError(fmt::format("gpuprobe JSON: {}every process must be an object", context));
+  if (!p.is_object()) return core::Status::ParseError(fmt::format("'{}processes': every process must be an object", context));
   ProcessInfo info;
   std::optional<double> pid;
   GPUPROBE_RETURN_IF_ERROR(ReadNumber(p, "pid", Quantity::kCount, context, &pid));
@@ -145,7 +146,7 @@ json SnapshotToJson(const Snapshot& s) {
 }
 
 core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& context) {
-  if (!j.is_object()) return core::Status::ParseError(fmt::format("gpuprobe JSON: {}every GPU must be an object", context));
+  if (!j.is_object()) return core::Status::ParseError(fmt::format("'{}': every GPU must be an object", context));
   Snapshot s;
 #define GPUPROBE_R(f) GPUPROBE_RETURN_IF_ERROR(ReadString(j, #f, context, &s.f));
   GPUPROBE_STRING_FIELDS(GPUPROBE_R)
@@ -182,7 +183,7 @@ core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& contex
   if (j.contains("mig_instances")) {
     if (!j["mig_instances"].is_array()) return core::Status::ParseError(Where(context, "mig_instances") + " must be a list");
     for (const auto& m : j["mig_instances"]) {
-      if (!m.is_object()) return core::Status::ParseError(fmt::format("gpuprobe JSON: {}every MIG instance must be an object", context));
+      if (!m.is_object()) return core::Status::ParseError(fmt::format("'{}mig_instances': every MIG instance must be an object", context));
       MigInstance mig;
       GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "gpu_instance_id", Quantity::kCount, context, &mig.gpu_instance_id));
       GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "compute_instance_id", Quantity::kCount, context, &mig.compute_instance_id));
