@@ -43,7 +43,7 @@ const std::vector<SnapshotField>& SnapshotFields();
 const SnapshotField* FindSnapshotField(std::string_view name);
 
 /// Sets field `name` of `snapshot` from `raw` (see SnapshotField::set). Unknown names are
-/// ignored: a parser's mapping names only fields of the table (a test checks it).
+/// ignored (the corpus tests would show a field a parser's mapping misspells as missing).
 void SetSnapshotField(Snapshot* snapshot, std::string_view name, std::string_view raw, const FieldContext& context);
 
 /// The value of field `name` as nvidia-smi prints it, with its unit ("2028 MiB", "45 C",
