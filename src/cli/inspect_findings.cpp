@@ -29,8 +29,10 @@ std::string Format(const report::Texts& texts, const std::string& key, const Fin
 }  // namespace
 
 std::string FindingEvidence(const Finding& f, const report::Texts& texts) {
+  // Chinese sentences follow each other without a space.
+  const char* between = texts.language() == report::Language::kZh ? "" : " ";
   std::string out = Format(texts, f.EvidenceKey(), f);
-  for (const auto& note : f.notes) out += " " + Format(texts, "finding.note." + note, f);
+  for (const auto& note : f.notes) out += between + Format(texts, "finding.note." + note, f);
   return out;
 }
 
