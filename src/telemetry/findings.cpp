@@ -91,7 +91,7 @@ const std::vector<std::string>& FindingIds() {
       "pcie_link_narrow", "pcie_link_degraded", "pcie_replays",
       // workload
       "memory_nearly_full", "memory_held_without_process", "memory_unaccounted", "busy_without_process", "memory_reserved_idle",
-      "gpu_starved_by_host",
+      "gpu_starved_by_host", "video_engine_busy",
       "busy_not_bandwidth_bound", "bandwidth_bound", "power_without_utilization", "memory_busy_without_kernels",
       // configuration
       "persistence_off", "mig_hides_utilization"};

@@ -23,6 +23,7 @@ constexpr double kBandwidthBoundMemory = 70;
 constexpr double kFullyBusyPercent = 90;
 constexpr double kPowerShareWithoutWork = 0.40;  // of the power limit, at <= 5% GPU-Util
 constexpr double kMemoryBusyWithoutKernels = 20;
+constexpr double kVideoEngineBusy = 50;          // encoder or decoder % that is the GPU's main work
 
 // "python3, llama-server, ..." for the evidence: file names only, at most three.
 std::string JobNames(const std::vector<const ProcessInfo*>& jobs) {
@@ -203,6 +204,29 @@ void CheckIdleAndStarved(Judge& j) {
   j.Show(&f, "memory.used");
 }
 
+// Video work (NVENC/NVDEC) runs on its own engines, which GPU-Util does not count: a GPU
+// encoding at full speed can read 7 %. Needs a process with a context, so a listed set of
+// processes without any compute job settles it.
+void CheckVideoEngines(Judge& j) {
+  const Snapshot& s = j.s;
+  auto busy = IsBusy(s);
+  if (!busy || *busy) return;
+  auto video = VideoPercent(s);
+  if (!video) {
+    if (s.processes_known && ComputeJobs(s).empty()) return;
+    j.NotJudged("video_engine_busy", {"utilization.encoder", "utilization.decoder"});
+    return;
+  }
+  if (*video < kVideoEngineBusy) return;
+  Finding& f = j.Raise("video_engine_busy", Severity::kInfo);
+  bool encoder = s.utilization_encoder_percent.value_or(0) >= s.utilization_decoder_percent.value_or(0);
+  f.variant = encoder ? "encoder" : "decoder";
+  Arg(&f, "video", Whole(*video));
+  Arg(&f, "util", Whole(*s.utilization_gpu_percent));
+  j.Use(&f, "utilization.gpu");
+  j.Use(&f, encoder ? "utilization.encoder" : "utilization.decoder");
+}
+
 void CheckUtilisationShape(Judge& j) {
   const Snapshot& s = j.s;
   if (!s.utilization_gpu_percent) return;  // MIG and old cards: utilisation rules cannot start
@@ -258,6 +282,7 @@ void CheckWorkload(Judge& judge) {
   CheckMemory(judge);
   CheckBusyWithoutProcess(judge);
   CheckIdleAndStarved(judge);
+  CheckVideoEngines(judge);
   CheckUtilisationShape(judge);
 }
 

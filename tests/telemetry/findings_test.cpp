@@ -374,6 +374,11 @@ TEST(Findings, VideoEngineWorkIsNotStarvation) {
   s.utilization_encoder_percent = 100;
   s.processes = {{25704, "C", "ffmpeg.exe", std::nullopt, std::nullopt, std::nullopt}};
   EXPECT_FALSE(Has(s, "gpu_starved_by_host"));
+  auto busy = Assess({s});
+  const Finding* video = Get(busy, "video_engine_busy");  // util is not busy: NVENC is the work
+  ASSERT_NE(video, nullptr);
+  EXPECT_EQ(video->variant, "encoder");
+  EXPECT_EQ(ArgOf(*video, "video"), "100");
   s.utilization_encoder_percent.reset();  // a table has no encoder column: cannot tell
   s.utilization_decoder_percent.reset();
   auto a = Assess({s});
