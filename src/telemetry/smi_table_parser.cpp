@@ -1,5 +1,7 @@
 #include "telemetry/smi_table_parser.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "telemetry/snapshot_fields.h"
@@ -121,16 +123,14 @@ void ReadGpuBox(const std::vector<std::vector<std::string_view>>& rows, bool dri
 }
 
 // A process row: "GPU [GI CI] PID Type Process-name... Memory".
-void ReadProcessRow(std::string_view cell, bool instance_columns, std::vector<Snapshot>* gpus, smi::Diagnostics* diagnostics) {
+void ReadProcessRow(std::string_view cell, bool instance_columns, const std::map<int, Snapshot*>& by_index, smi::Diagnostics* diagnostics) {
   std::vector<std::string> words = Words(cell);
   size_t fixed = instance_columns ? 5 : 3;  // words before the name
   if (words.size() < fixed + 1) return;
   auto index = smi::Integer(words[0]);
-  Snapshot* gpu = nullptr;
-  for (auto& g : *gpus) {
-    if (g.index && index && *g.index == *index) gpu = &g;
-  }
-  if (gpu == nullptr) return;
+  auto found = index ? by_index.find(*index) : by_index.end();
+  if (found == by_index.end()) return;
+  Snapshot* gpu = found->second;
   FieldContext context{"GPU " + gpu->pci_bus_id, diagnostics};
   ProcessInfo p;
   if (instance_columns) {
@@ -206,7 +206,11 @@ core::Result<std::vector<Snapshot>> ParseSmiTable(std::string_view text, smi::Di
   // The Processes box; its absence (a table cut short) leaves the processes unknown.
   for (; i < lines.size(); ++i) {
     if (lines[i].find("Processes:") == std::string_view::npos) continue;
-    for (auto& g : gpus) g.processes_known = true;
+    std::map<int, Snapshot*> by_index;
+    for (auto& g : gpus) {
+      g.processes_known = true;
+      if (g.index) by_index.emplace(*g.index, &g);
+    }
     bool instance_columns = false;
     for (++i; i < lines.size(); ++i) {
       std::string_view line = lines[i];
@@ -219,7 +223,7 @@ core::Result<std::vector<Snapshot>> ParseSmiTable(std::string_view text, smi::Di
       if (IsRule(line) || smi::Trim(line).empty()) break;
       std::vector<std::string_view> cells = Cells(line);
       if (cells.size() != 1 || line.find("No running processes found") != std::string_view::npos) continue;
-      ReadProcessRow(cells[0], instance_columns, &gpus, diagnostics);
+      ReadProcessRow(cells[0], instance_columns, by_index, diagnostics);
     }
     break;
   }

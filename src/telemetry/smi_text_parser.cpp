@@ -286,19 +286,33 @@ void ParseMig(const Tree& tree, int gpu, Snapshot* s, const FieldContext& contex
   }
 }
 
-Snapshot ParseGpu(const Tree& tree, int gpu, smi::Diagnostics* diagnostics) {
-  Snapshot s;
-  s.source = "nvidia-smi-text";
-  s.timestamp = smi::CleanText(tree.At(0, {"Timestamp"}).value_or(""), "Timestamp", "", diagnostics);
+// What every GPU section shares, read once: looking it up from the root for each GPU made a
+// text with many GPU sections quadratic.
+struct Header {
+  std::string timestamp, driver_version, cuda_version;
+};
+
+Header ReadHeader(const Tree& tree, smi::Diagnostics* diagnostics) {
+  Header h;
+  h.timestamp = smi::CleanText(tree.At(0, {"Timestamp"}).value_or(""), "Timestamp", "", diagnostics);
   // R610 renamed the banner (KMD Version, CUDA UMD Version) and marks the old names
   // deprecated; the new names come first.
   for (const char* key : {"KMD Version", "Driver Version"}) {
-    if (auto v = tree.At(0, {key}); v && !smi::IsAbsent(*v) && s.driver_version.empty()) s.driver_version = smi::CleanText(*v, key, "", diagnostics);
+    if (auto v = tree.At(0, {key}); v && !smi::IsAbsent(*v) && h.driver_version.empty()) h.driver_version = smi::CleanText(*v, key, "", diagnostics);
   }
   for (const char* key : {"CUDA UMD Version", "CUDA Version"}) {
-    if (auto v = tree.At(0, {key}); v && !smi::IsAbsent(*v) && s.cuda_version.empty()) s.cuda_version = smi::CleanText(*v, key, "", diagnostics);
+    if (auto v = tree.At(0, {key}); v && !smi::IsAbsent(*v) && h.cuda_version.empty()) h.cuda_version = smi::CleanText(*v, key, "", diagnostics);
   }
-  for (std::string* version : {&s.driver_version, &s.cuda_version}) *version = version->substr(0, version->find(' '));
+  for (std::string* version : {&h.driver_version, &h.cuda_version}) *version = version->substr(0, version->find(' '));
+  return h;
+}
+
+Snapshot ParseGpu(const Tree& tree, int gpu, const Header& header, smi::Diagnostics* diagnostics) {
+  Snapshot s;
+  s.source = "nvidia-smi-text";
+  s.timestamp = header.timestamp;
+  s.driver_version = header.driver_version;
+  s.cuda_version = header.cuda_version;
 
   std::string bus = tree.at(gpu).key.size() > 4 ? tree.at(gpu).key.substr(4) : "";
   FieldContext context{"GPU " + smi::ValidUtf8(bus), diagnostics};
@@ -333,6 +347,7 @@ core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text, smi::Dia
   auto tree = BuildTree(text);
   if (!tree.ok()) return tree.status();
   std::vector<Snapshot> out;
+  Header header = ReadHeader(*tree, diagnostics);
   for (int child : tree->at(0).children) {
     const Node& n = tree->at(child);
     if (n.key.rfind("GPU ", 0) != 0 || n.has_value) continue;
@@ -341,7 +356,7 @@ core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text, smi::Dia
     if (n.children.empty()) {
       return core::Status::ParseError("nvidia-smi -q output is truncated: the section of " + smi::ValidUtf8(n.key) + " is empty");
     }
-    Snapshot s = ParseGpu(*tree, child, diagnostics);
+    Snapshot s = ParseGpu(*tree, child, header, diagnostics);
     s.index = static_cast<int>(out.size());
     out.push_back(std::move(s));
   }
