@@ -1,8 +1,10 @@
 // `gpuprobe inspect`: every GPU's state with one-line meanings, and the findings. Live through
-// NVML, or from a saved capture (--from). --watch redraws like `watch -n 1 nvidia-smi`.
+// NVML, or from a saved capture (--from). --watch redraws like `watch -n 1 nvidia-smi`. The
+// views are in inspect_view.cpp (a GPU) and inspect_findings.cpp (the findings).
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <thread>
 
@@ -10,11 +12,13 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/inspect_findings.h"
+#include "cli/inspect_view.h"
 #include "summary/live_state.h"
+#include "summary/spec_data.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "report/json_document.h"
-#include "report/table.h"
 #include "telemetry/capture_reader.h"
 #include "telemetry/findings.h"
 #include "telemetry/nvml_library.h"
@@ -25,19 +29,21 @@
 namespace gpuprobe::cli {
 namespace {
 
-using telemetry::Finding;
 using telemetry::Snapshot;
 
 constexpr const char* kFooter = R"(Examples:
   gpuprobe inspect                                 every GPU now, with findings
-  gpuprobe inspect --from nvidia-smi-q.xml         a saved 'nvidia-smi -q -x' (also -q text, --query-gpu CSV, gpuprobe JSON)
+  gpuprobe inspect --from nvidia-smi-q.xml         a saved 'nvidia-smi -q -x' (also -q text, the default table, --query-gpu CSV, gpuprobe JSON)
   nvidia-smi -q | gpuprobe inspect --from -        from standard input
   gpuprobe inspect --watch 2                       redraw every 2 s with sparklines (Ctrl-C to stop)
   gpuprobe inspect --watch --count 5 --json        five samples for a script
   gpuprobe inspect --query-gpu=name,memory.used,utilization.gpu --format=csv,noheader
   gpuprobe inspect --query-gpu=help                the fields --query-gpu knows
 
-Exit status: 0 nothing wrong; 1 a finding of severity warn or fail; 2 bad input; 3 no GPU state can be read here.)";
+Each finding states its evidence (the fields and values it used) and its confidence; a rule
+the input lacks the fields for is listed as not judged, never passed.
+Exit status: 0 nothing wrong; 1 a finding of severity warn or fail; 2 bad input (the message
+names the file and the field); 3 no GPU state can be read here.)";
 
 constexpr std::uint64_t kMaxCaptureBytes = 64ull << 20;
 
@@ -52,153 +58,73 @@ struct InspectOptions {
 struct Reading {
   std::string source_label;
   std::vector<telemetry::CaptureSet> sets;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  ///< each already prefixed with the file (or NVML)
 };
 
 core::Result<Reading> ReadState(const InspectOptions& o) {
   Reading reading;
   if (!o.from.empty()) {
+    std::string label = o.from == "-" ? "standard input" : o.from;
     auto text = core::ReadTextFile(o.from, kMaxCaptureBytes);
     if (!text.ok()) return text.status();
     auto capture = telemetry::ReadCapture(*text);
-    if (!capture.ok()) return capture.status().WithContext(o.from == "-" ? "standard input" : o.from);
-    reading.source_label = fmt::format("{} ({})", o.from == "-" ? "standard input" : o.from, telemetry::CaptureFormatName(capture->format));
+    if (!capture.ok()) return capture.status().WithContext(label);
+    reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
     reading.sets = std::move(capture->sets);
-    reading.warnings = std::move(capture->warnings);
+    for (const auto& w : capture->warnings) reading.warnings.push_back(label + ": " + w);
     return reading;
   }
   auto nvml = telemetry::NvmlLibrary::Load();
   if (!nvml.ok()) return nvml.status();
   GPUPROBE_RETURN_IF_ERROR((*nvml)->Init());
-  auto gpus = telemetry::ReadNvmlSnapshots(**nvml);
+  telemetry::smi::Diagnostics diagnostics;
+  auto gpus = telemetry::ReadNvmlSnapshots(**nvml, &diagnostics);
   if (!gpus.ok()) return gpus.status();
   if (gpus->empty()) return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container");
   reading.source_label = "NVML (" + (*nvml)->loaded_from() + ")";
   reading.sets.push_back({"", std::move(gpus.value())});
+  for (const auto& w : diagnostics.Messages()) reading.warnings.push_back(w);
   return reading;
 }
 
-std::string Opt(const std::optional<double>& v, const char* format_spec, const std::string& none) {
-  return v ? fmt::format(fmt::runtime(format_spec), *v) : none;
+const model::SpecDatabase* Specs() {
+  auto db = EmbeddedSpecDatabase();
+  return db.ok() ? *db : nullptr;
 }
 
-std::string ReasonText(std::uint64_t bits) {
-  using namespace telemetry::clock_event;
-  std::vector<std::string> names;
-  if (bits & kGpuIdle) names.push_back("idle");
-  if (bits & kApplicationsClocks) names.push_back("app clocks");
-  if (bits & kSwPowerCap) names.push_back("SW power cap");
-  if (bits & kHwSlowdown) names.push_back("HW slowdown");
-  if (bits & kHwThermal) names.push_back("HW thermal");
-  if (bits & kHwPowerBrake) names.push_back("HW power brake");
-  if (bits & kSwThermal) names.push_back("SW thermal");
-  if (bits & kSyncBoost) names.push_back("sync boost");
-  if (bits & kDisplayClock) names.push_back("display clock");
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
+SpecMatch MatchOf(const Snapshot& g) {
+  const model::SpecDatabase* db = Specs();
+  return db ? MatchSpec(g, *db) : SpecMatch{};
 }
 
-std::string RenderGpu(const Snapshot& s, const report::Texts& t) {
-  const std::string na = "n/a";
-  report::TextTable table;
-  table.AddSection(fmt::format("GPU {}: {}  {}", s.index.value_or(0), s.name, s.pci_bus_id));
-  auto row = [&](const char* key, std::string value, const char* meaning_key) {
-    table.AddRow({t.Get(key), value, meaning_key ? t.Get(meaning_key) : ""});
-  };
-  row("inspect.row.identity", fmt::format("{}{}", s.architecture.empty() ? "" : s.architecture + ", ", s.uuid.empty() ? na : s.uuid), nullptr);
-  if (!s.driver_version.empty()) {
-    row("inspect.row.driver", fmt::format("{}{}", s.driver_version, s.cuda_version.empty() ? "" : ", CUDA " + s.cuda_version + " max"), nullptr);
-  }
-  if (s.memory_total_bytes) {
-    row("inspect.row.memory",
-        fmt::format("{} used / {}{}", s.memory_used_bytes ? core::FormatBytesBinary(*s.memory_used_bytes) : na,
-                    core::FormatBytesBinary(*s.memory_total_bytes),
-                    s.memory_reserved_bytes ? fmt::format(" ({} reserved)", core::FormatBytesBinary(*s.memory_reserved_bytes)) : ""),
-        "inspect.row.memory.meaning");
-  }
-  row("inspect.row.utilization",
-      fmt::format("GPU {}  memory {}", Opt(s.utilization_gpu_percent, "{:.0f}%", na), Opt(s.utilization_memory_percent, "{:.0f}%", na)),
-      "inspect.row.utilization.meaning");
-  if (s.power_draw_watts || s.power_limit_watts) {
-    row("inspect.row.power", fmt::format("{} / {}", Opt(s.power_draw_watts, "{:.0f} W", na), Opt(s.power_limit_watts, "{:.0f} W", na)),
-        "inspect.row.power.meaning");
-  }
-  if (s.temperature_celsius) {
-    row("inspect.row.temperature",
-        fmt::format("{:.0f} C{}", *s.temperature_celsius,
-                    s.temperature_slowdown_celsius ? fmt::format(" (slowdown at {:.0f} C)", *s.temperature_slowdown_celsius) : ""),
-        nullptr);
-  }
-  if (s.sm_clock_mhz) {
-    row("inspect.row.clocks",
-        fmt::format("SM {} / {}  memory {} / {}", Opt(s.sm_clock_mhz, "{:.0f}", na), Opt(s.sm_clock_max_mhz, "{:.0f} MHz", na),
-                    Opt(s.memory_clock_mhz, "{:.0f}", na), Opt(s.memory_clock_max_mhz, "{:.0f} MHz", na)),
-        "inspect.row.clocks.meaning");
-  }
-  if (s.clock_event_reasons) row("inspect.row.throttle", ReasonText(*s.clock_event_reasons), "inspect.row.throttle.meaning");
-  if (s.pcie_generation_current) {
-    row("inspect.row.pcie",
-        fmt::format("Gen{} x{} / Gen{} x{}", *s.pcie_generation_current, s.pcie_width_current.value_or(0),
-                    s.pcie_generation_max.value_or(0), s.pcie_width_max.value_or(0)),
-        "inspect.row.pcie.meaning");
-  }
-  if (s.ecc_enabled) {
-    row("inspect.row.ecc",
-        *s.ecc_enabled ? fmt::format("on, {} / {}", Opt(s.ecc_corrected_volatile, "{:.0f}", na), Opt(s.ecc_uncorrected_volatile, "{:.0f}", na))
-                       : std::string("off"),
-        "inspect.row.ecc.meaning");
-  }
-  std::vector<std::string> modes;
-  if (s.performance_state.size()) modes.push_back(s.performance_state);
-  if (s.persistence_mode) modes.push_back(*s.persistence_mode ? "persistence on" : "persistence off");
-  if (s.mig_enabled) modes.push_back(*s.mig_enabled ? fmt::format("MIG on ({} instances)", s.mig_instances.size()) : "MIG off");
-  if (!s.compute_mode.empty()) modes.push_back("compute " + s.compute_mode);
-  std::string joined;
-  for (const auto& m : modes) joined += (joined.empty() ? "" : ", ") + m;
-  if (!joined.empty()) row("inspect.row.modes", joined, nullptr);
-  if (s.processes_known) {
-    if (s.processes.empty()) row("inspect.row.processes", t.Get("inspect.none"), nullptr);
-    bool first = true;
-    for (const auto& p : s.processes) {
-      table.AddRow({first ? t.Get("inspect.row.processes") : "",
-                    fmt::format("{} {}", p.pid, p.name.empty() ? "?" : p.name),
-                    p.used_memory_bytes ? core::FormatBytesBinary(*p.used_memory_bytes) : "n/a"});
-      first = false;
-    }
-  }
-  return table.Render(2);
-}
-
-std::string RenderFindings(const std::vector<Finding>& findings, const report::Texts& t) {
-  std::string out = t.Get("inspect.findings") + "\n";
-  if (findings.empty()) return out + "  " + t.Get("inspect.no_findings") + "\n";
-  for (const auto& f : findings) {
-    out += fmt::format("  [{}] GPU {} {}: {}\n", telemetry::SeverityName(f.severity), f.gpu, f.id, f.evidence);
-    out += "      " + t.Get("finding." + f.id + ".explain") + "\n";
-    out += "      -> " + t.Get("finding." + f.id + ".next") + "\n";
-  }
-  return out;
-}
-
-nlohmann::json FindingsJson(const std::vector<Finding>& findings, const report::Texts& t) {
+nlohmann::json GpusJson(const std::vector<Snapshot>& gpus) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& f : findings) {
-    out.push_back({{"id", f.id}, {"severity", telemetry::SeverityName(f.severity)}, {"gpu", f.gpu}, {"evidence", f.evidence},
-                   {"explanation", t.Get("finding." + f.id + ".explain")}, {"next_step", t.Get("finding." + f.id + ".next")}});
+  for (const auto& g : gpus) {
+    nlohmann::json j = telemetry::SnapshotToJson(g);
+    j["spec"] = SpecMatchJson(MatchOf(g));
+    out.push_back(std::move(j));
   }
   return out;
 }
+
+// Invalid UTF-8 never reaches here (parsers replace it), but a dump must not throw whatever
+// a future source lets through.
+std::string Dump(const nlohmann::json& doc) { return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string Sparkline(const std::deque<double>& values, double max) {
   static const char* kBars[] = {"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
                                 "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"};
   std::string out;
   for (double v : values) {
-    int level = max > 0 ? static_cast<int>(v / max * 7.999) : 0;
-    out += kBars[std::clamp(level, 0, 7)];
+    // Clamped as a double first: converting NaN or an out-of-range double to int is undefined.
+    double level = max > 0 && std::isfinite(v) ? std::clamp(v / max * 7.999, 0.0, 7.0) : 0.0;
+    out += kBars[static_cast<int>(level)];
   }
   return out;
+}
+
+void PrintWarnings(VerbContext& ctx, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) ctx.err << "gpuprobe: warning: " << w << "\n";
 }
 
 core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o) {
@@ -208,20 +134,23 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
   bool terminal = isatty(STDOUT_FILENO) != 0 && !ctx.options.json;
   std::vector<std::deque<double>> util, memory, power;
   core::ExitCode worst = core::ExitCode::kOk;
+  int width = TerminalWidth();
   for (int sample = 0; o.count == 0 || sample < o.count; ++sample) {
     auto reading = ReadState(o);
     if (!reading.ok()) return reading.status();  // a GPU that vanished mid-run ends the watch with its reason
+    if (sample == 0) PrintWarnings(ctx, reading->warnings);
     const auto& gpus = reading->sets.front().gpus;
-    auto findings = telemetry::EvaluateFindings(gpus);
-    if (telemetry::WorstSeverity(findings) != telemetry::Severity::kInfo) worst = core::ExitCode::kProblemsFound;
+    auto assessment = telemetry::Assess(gpus);
+    if (telemetry::WorstSeverity(assessment.findings) != telemetry::Severity::kInfo) worst = core::ExitCode::kProblemsFound;
     if (ctx.options.json) {
       nlohmann::json doc = report::MakeDocument("inspect");
       doc["sample"] = sample;
       doc["source"] = reading->source_label;
-      doc["gpus"] = nlohmann::json::array();
-      for (const auto& g : gpus) doc["gpus"].push_back(telemetry::SnapshotToJson(g));
-      doc["findings"] = FindingsJson(findings, ctx.texts);
-      ctx.out << doc.dump() << "\n";  // one document per line (JSON Lines) for scripts
+      doc["warnings"] = reading->warnings;
+      doc["gpus"] = GpusJson(gpus);
+      doc["findings"] = FindingsJson(assessment.findings, ctx.texts);
+      doc["not_judged"] = NotJudgedJson(assessment.not_judged);
+      ctx.out << Dump(doc) << "\n";  // one document per line (JSON Lines) for scripts
     } else {
       util.resize(gpus.size());
       memory.resize(gpus.size());
@@ -237,11 +166,11 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
         push(util[i], g.utilization_gpu_percent.value_or(0));
         push(memory[i], g.memory_used_bytes.value_or(0));
         push(power[i], g.power_draw_watts.value_or(0));
-        frame += RenderGpu(g, ctx.texts);
+        frame += RenderGpu(g, MatchOf(g), ctx.texts, width);
         frame += fmt::format("    util  {}\n    mem   {}\n    power {}\n\n", Sparkline(util[i], 100),
                              Sparkline(memory[i], g.memory_total_bytes.value_or(1)), Sparkline(power[i], g.power_limit_watts.value_or(1)));
       }
-      frame += RenderFindings(findings, ctx.texts);
+      frame += RenderAssessment(assessment, ctx.texts);
       ctx.out << frame;
     }
     ctx.out.flush();
@@ -251,20 +180,24 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
   return worst;
 }
 
-nlohmann::json InspectDocument(const Reading& reading, const report::Texts& texts, std::vector<Finding>* findings_all) {
+nlohmann::json InspectDocument(const Reading& reading, const report::Texts& texts, std::vector<telemetry::Finding>* findings_all) {
   nlohmann::json doc = report::MakeDocument("inspect");
   doc["source"] = reading.source_label;
   doc["warnings"] = reading.warnings;
   doc["gpus"] = nlohmann::json::array();
   doc["states"] = nlohmann::json::array();
+  std::vector<telemetry::NotJudged> not_judged_all;
   for (const auto& set : reading.sets) {
-    auto findings = telemetry::EvaluateFindings(set.gpus);
-    findings_all->insert(findings_all->end(), findings.begin(), findings.end());
-    nlohmann::json state = {{"state", set.state}, {"findings", FindingsJson(findings, texts)}};
-    for (const auto& g : set.gpus) doc["gpus"].push_back(telemetry::SnapshotToJson(g));
-    doc["states"].push_back(state);
+    auto assessment = telemetry::Assess(set.gpus);
+    findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
+    not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
+    doc["states"].push_back({{"state", set.state},
+                             {"findings", FindingsJson(assessment.findings, texts)},
+                             {"not_judged", NotJudgedJson(assessment.not_judged)}});
+    for (auto& g : GpusJson(set.gpus)) doc["gpus"].push_back(std::move(g));
   }
   doc["findings"] = FindingsJson(*findings_all, texts);
+  doc["not_judged"] = NotJudgedJson(not_judged_all);
   return doc;
 }
 
@@ -277,10 +210,11 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
   auto reading = ReadState(o);
   if (!reading.ok()) return reading.status();
+  PrintWarnings(ctx, reading->warnings);
 
-  std::vector<Snapshot> all;
-  for (const auto& set : reading->sets) all.insert(all.end(), set.gpus.begin(), set.gpus.end());
   if (!o.query_gpu.empty()) {
+    std::vector<Snapshot> all;
+    for (const auto& set : reading->sets) all.insert(all.end(), set.gpus.begin(), set.gpus.end());
     auto format = telemetry::ParseCsvFormat(o.format);
     if (!format.ok()) return format.status();
     auto csv = telemetry::FormatQueryGpu(all, o.query_gpu, *format);
@@ -288,20 +222,19 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     ctx.out << *csv;
     return core::ExitCode::kOk;
   }
-  std::vector<Finding> findings_all;
+  std::vector<telemetry::Finding> findings_all;
   if (ctx.options.json) {
-    nlohmann::json doc = InspectDocument(*reading, ctx.texts, &findings_all);
-    ctx.out << report::RenderJson(doc);
+    ctx.out << report::RenderJson(InspectDocument(*reading, ctx.texts, &findings_all));
   } else {
+    int width = TerminalWidth();
     std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", reading->source_label)) + "\n";
-    for (const auto& w : reading->warnings) out += "  warning: " + w + "\n";
     for (const auto& set : reading->sets) {
       out += "\n";
       if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", set.state)) + "\n";
-      for (const auto& g : set.gpus) out += RenderGpu(g, ctx.texts);
-      auto findings = telemetry::EvaluateFindings(set.gpus);
-      findings_all.insert(findings_all.end(), findings.begin(), findings.end());
-      out += "\n" + RenderFindings(findings, ctx.texts);
+      for (const auto& g : set.gpus) out += RenderGpu(g, MatchOf(g), ctx.texts, width) + "\n";
+      auto assessment = telemetry::Assess(set.gpus);
+      findings_all.insert(findings_all.end(), assessment.findings.begin(), assessment.findings.end());
+      out += "\n" + RenderAssessment(assessment, ctx.texts);
     }
     ctx.out << out;
   }
@@ -313,7 +246,7 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
 core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
   auto reading = ReadState(InspectOptions{});
   if (!reading.ok()) return reading.status();
-  std::vector<Finding> findings;
+  std::vector<telemetry::Finding> findings;
   return InspectDocument(*reading, texts, &findings);
 }
 

@@ -1,12 +1,11 @@
-// `gpuprobe serve`: a Prometheus exporter. NVML is polled on a background thread; a scrape
-// only copies the last poll, so it never waits on NVML, and a hung NVML call shows up as a
-// stale gpuprobe_last_poll_success_timestamp_seconds instead of a hung server.
-#include <errno.h>
+// `gpuprobe serve`: a Prometheus exporter. NVML is polled on a background thread, which also
+// renders the metrics text; a scrape only hands out the last rendering, so it never waits on
+// NVML or on another client, and a hung NVML call shows up as a stale
+// gpuprobe_last_poll_success_timestamp_seconds and a 503 on /readyz instead of a hung server.
+// The HTTP side is serve/http_server (one epoll thread, limits on every client).
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -15,9 +14,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "cli/command.h"
+#include "serve/http_server.h"
+#include "serve/listen_address.h"
 #include "serve/prometheus_text.h"
 #include "telemetry/findings.h"
 #include "telemetry/nvml_library.h"
@@ -27,38 +27,46 @@ namespace gpuprobe::cli {
 namespace {
 
 constexpr const char* kFooter = R"(Examples:
-  gpuprobe serve                                 http://127.0.0.1:9400/metrics, polled every 5 s
-  gpuprobe serve --listen 0.0.0.0:9400           every interface (explicit: the default is loopback only)
-  gpuprobe serve --interval 1
+  gpuprobe serve                                   http://127.0.0.1:9400/metrics, polled every 5 s
+  gpuprobe serve --listen 0.0.0.0:9400 --allow-remote   every interface (needs --allow-remote, logged)
+  gpuprobe serve --interval 1 --healthz live
   curl -s localhost:9400/metrics | grep DCGM_FI_DEV_GPU_UTIL
 
-Endpoints: /metrics (Prometheus text format; dcgm-exporter's names where the quantity is the
-same, gpuprobe_* for the rest, findings as gpuprobe_finding{id,severity}), /healthz.
-SIGTERM or Ctrl-C stops it cleanly. deploy/ has a Dockerfile and a Kubernetes DaemonSet.
-Exit status: 0 stopped by a signal; 2 bad --listen or --interval; 3 the address cannot be bound.)";
+Endpoints:
+  /metrics  Prometheus text format: dcgm-exporter's names where the quantity is the same,
+            gpuprobe_* for the rest, findings as gpuprobe_finding{id,severity}; always 200,
+            with gpuprobe_up 0 while no GPU data can be read
+  /livez    200 while the process serves (Kubernetes livenessProbe)
+  /readyz   200 when the last NVML poll succeeded and is fresh (at most 3 intervals, 10 s at
+            least, old); 503 with the reason otherwise (no driver, NVML error, poll hung)
+            (Kubernetes readinessProbe)
+  /healthz  the same as /readyz, or as /livez with --healthz live
+Limits: request heads 8 KiB and 64 headers, 5 s to send a head, 15 s idle keep-alive, 1000
+requests per connection, 512 connections; SIGTERM or Ctrl-C stops it within about 1 s.
+Exit status: 0 stopped by a signal; 2 bad --listen, --interval or --healthz, or a non-loopback
+--listen without --allow-remote; 3 the address cannot be bound (in use, e.g. by another serve).)";
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:9400";
   double interval = 5;
+  bool allow_remote = false;
+  std::string healthz = "ready";
 };
 
-/// What the poller shares with the request handlers, under one mutex.
+/// What the poller shares with the request handler, under one mutex.
 struct SharedState {
   std::mutex mutex;
   std::condition_variable wake;
   bool stopping = false;
-  std::vector<telemetry::Snapshot> gpus;
-  std::vector<telemetry::Finding> findings;
+  std::shared_ptr<const std::string> metrics;  ///< rendered after each poll
   serve::PollHealth health;
 };
 
 int g_stop_pipe[2] = {-1, -1};
 
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double UnixNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
-void PollLoop(std::shared_ptr<SharedState> state, double interval) {
+void PollLoop(std::shared_ptr<SharedState> state, double interval, std::string hostname) {
   std::unique_ptr<telemetry::NvmlLibrary> nvml;
   while (true) {
     auto start = std::chrono::steady_clock::now();
@@ -83,50 +91,97 @@ void PollLoop(std::shared_ptr<SharedState> state, double interval) {
       }
     }
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::unique_lock<std::mutex> lock(state->mutex);
-    state->health.polls_total++;
-    state->health.last_poll_duration_seconds = took;
-    state->health.last_poll_ok = status.ok();
-    if (status.ok()) {
-      state->findings = telemetry::EvaluateFindings(gpus);
-      state->gpus = std::move(gpus);
-      state->health.last_success_unix_seconds = UnixNow();
-      state->health.last_error.clear();
-    } else {
-      state->health.poll_errors_total++;
-      state->health.last_error = status.message();
-      state->gpus.clear();  // no stale figures presented as current
-      state->findings.clear();
+    // Rendered here, outside the lock and off the server's thread: a scrape copies a pointer.
+    std::vector<telemetry::Finding> findings;
+    if (status.ok()) findings = telemetry::EvaluateFindings(gpus);
+    serve::PollHealth health;
+    {
+      std::lock_guard<std::mutex> lock(state->mutex);
+      health = state->health;
     }
+    health.polls_total++;
+    health.last_poll_duration_seconds = took;
+    health.last_poll_ok = status.ok();
+    if (status.ok()) {
+      health.last_success_unix_seconds = UnixNow();
+      health.last_error.clear();
+    } else {
+      health.poll_errors_total++;
+      health.last_error = status.message();
+      gpus.clear();  // no stale figures presented as current
+    }
+    auto text = std::make_shared<const std::string>(serve::RenderMetrics(gpus, findings, health, hostname));
+    std::unique_lock<std::mutex> lock(state->mutex);
+    state->health = health;
+    state->metrics = std::move(text);
     if (state->wake.wait_for(lock, std::chrono::duration<double>(interval), [&] { return state->stopping; })) return;
   }
 }
 
-core::Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return core::Status::InvalidArgument(fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:9400", text));
-  }
-  std::string host = text.substr(0, colon), port_text = text.substr(colon + 1);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  int port = -1;
-  auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
-    return core::Status::InvalidArgument(fmt::format("--listen '{}': the port must be a number from 0 to 65535", text));
-  }
-  return std::make_pair(host, port);
+// Ready: the last poll succeeded and is recent enough that a scrape shows current figures.
+std::pair<bool, std::string> Readiness(const serve::PollHealth& h, double interval) {
+  double max_age = std::max(3 * interval, 10.0);
+  if (h.polls_total == 0) return {false, "not ready: no NVML poll has finished yet"};
+  if (!h.last_poll_ok) return {false, "not ready: no GPU data can be read: " + h.last_error};
+  double age = UnixNow() - h.last_success_unix_seconds;
+  if (age > max_age) return {false, fmt::format("not ready: the last successful poll was {:.0f} s ago (NVML may be hung)", age)};
+  return {true, "ready: GPU data from NVML is current"};
 }
 
-bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
+serve::HttpReply Handle(const serve::HttpRequest& request, SharedState& state, const ServeOptions& o) {
+  serve::HttpReply reply;
+  if (request.target == "/metrics") {
+    std::shared_ptr<const std::string> metrics;
+    {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      metrics = state.metrics;
+    }
+    reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    reply.body = metrics ? *metrics : std::string();
+    return reply;
+  }
+  bool live = request.target == "/livez" || (request.target == "/healthz" && o.healthz == "live");
+  if (live) {
+    reply.body = "ok: serving\n";
+    return reply;
+  }
+  if (request.target == "/readyz" || request.target == "/healthz") {
+    serve::PollHealth health;
+    {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      health = state.health;
+    }
+    auto [ready, why] = Readiness(health, o.interval);
+    reply.status = ready ? 200 : 503;
+    reply.body = why + "\n";
+    return reply;
+  }
+  if (request.target == "/") {
+    reply.body = "gpuprobe exporter: /metrics, /livez, /readyz, /healthz (see gpuprobe serve --help)\n";
+    return reply;
+  }
+  reply.status = 404;
+  reply.body = "not found: try /metrics\n";
+  return reply;
+}
 
 core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
-  auto listen = ParseListen(o.listen);
+  auto listen = serve::ParseListen(o.listen);
   if (!listen.ok()) return listen.status();
   if (!(o.interval >= 0.1 && o.interval <= 3600)) return core::Status::InvalidArgument("--interval must be between 0.1 and 3600 seconds");
+  if (o.healthz != "ready" && o.healthz != "live") return core::Status::InvalidArgument("--healthz must be 'ready' or 'live'");
+  bool loopback = serve::IsLoopbackHost(listen->host);
+  if (!loopback && !o.allow_remote) {
+    return core::Status::InvalidArgument(
+        fmt::format("--listen {} is reachable from other machines (it is not a loopback address)", o.listen),
+        "add --allow-remote if you mean it (a Kubernetes DaemonSet does), or listen on 127.0.0.1");
+  }
+  auto server = serve::HttpServer::Bind(listen->host, listen->port, serve::HttpLimits{});
+  if (!server.ok()) return server.status();
 
-  // SIGTERM/SIGINT: the handler only writes a byte to a pipe (async-signal-safe); a thread
-  // reading the pipe stops the server. A handler, not a blocked mask with sigwait, because
-  // libraries start threads of their own (OpenBLAS at load time) that would not block it.
+  // SIGTERM/SIGINT: the handler only writes a byte to a pipe (async-signal-safe), which the
+  // server's loop watches. A handler, not a blocked mask with sigwait, because libraries
+  // start threads of their own (OpenBLAS at load time) that would not block it.
   if (pipe(g_stop_pipe) != 0) return core::Status::IoError("cannot create the stop pipe");
   struct sigaction action = {};
   action.sa_handler = [](int) {
@@ -140,63 +195,17 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
 
   char host_name[256] = {};
   gethostname(host_name, sizeof(host_name) - 1);
-  std::string hostname = host_name;
-
   auto state = std::make_shared<SharedState>();
   state->health.poll_interval_seconds = o.interval;
-  httplib::Server server;
-  server.set_keep_alive_max_count(1000);
-  server.set_tcp_nodelay(true);  // without it small responses wait ~40 ms on delayed ACKs
-  // Keep-alive connections each hold a worker: enough workers that many scrapers (or a load
-  // test) do not queue behind each other.
-  server.new_task_queue = [] { return new httplib::ThreadPool(32); };
-  server.Get("/metrics", [state, hostname](const httplib::Request&, httplib::Response& res) {
-    std::vector<telemetry::Snapshot> gpus;
-    std::vector<telemetry::Finding> findings;
-    serve::PollHealth health;
-    {
-      std::lock_guard<std::mutex> lock(state->mutex);
-      gpus = state->gpus;
-      findings = state->findings;
-      health = state->health;
-    }
-    res.set_content(serve::RenderMetrics(gpus, findings, health, hostname), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  server.Get("/healthz", [state](const httplib::Request&, httplib::Response& res) {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    // The server is alive; whether NVML answers is a metric, not a liveness failure.
-    res.set_content(state->health.last_poll_ok ? "ok\n" : "ok (no GPU data: " + state->health.last_error + ")\n", "text/plain");
-  });
-  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("gpuprobe exporter: /metrics, /healthz\n", "text/plain");
-  });
+  state->metrics = std::make_shared<const std::string>(serve::RenderMetrics({}, {}, state->health, host_name));
+  std::thread poller(PollLoop, state, o.interval, std::string(host_name));
 
-  const auto& [host, port] = *listen;
-  int bound = port;
-  if (port == 0) {
-    bound = server.bind_to_any_port(host);
-    if (bound < 0) return core::Status::Unavailable(fmt::format("cannot listen on {}: no free port", host));
-  } else if (!server.bind_to_port(host, port)) {
-    return core::Status::Unavailable(fmt::format("cannot listen on {}: address in use, not local, or not permitted", o.listen),
-                                     "pick another port with --listen HOST:PORT");
-  }
-
-  std::thread poller(PollLoop, state, o.interval);
-  std::atomic<bool> listen_returned{false};
-  std::thread signal_waiter([&server, &listen_returned]() {
-    char byte = 0;
-    while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    // A signal that arrives before the accept loop runs must not be lost: stop() only acts
-    // on a running server, so wait for it to run (or to have ended).
-    while (!server.is_running() && !listen_returned.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    server.stop();
-  });
-  ctx.out << fmt::format("gpuprobe serve: listening on http://{}:{}/metrics (poll every {:g} s){}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host,
-                         bound, o.interval, IsLoopback(host) ? "" : "; reachable from other machines")
-          << std::flush;
-  bool ok = server.listen_after_bind();
-  listen_returned = true;
+  std::string shown = listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host;
+  if (!loopback) ctx.err << Tr(ctx.texts, "serve.remote", fmt::arg("address", fmt::format("{}:{}", shown, (*server)->port()))) << "\n";
+  ctx.out << Tr(ctx.texts, "serve.listening", fmt::arg("url", fmt::format("http://{}:{}/metrics", shown, (*server)->port())),
+                fmt::arg("interval", fmt::format("{:g}", o.interval)))
+          << "\n" << std::flush;
+  core::Status run = (*server)->Run([&](const serve::HttpRequest& r) { return Handle(r, *state, o); }, g_stop_pipe[0]);
   // Stop the poller; if NVML is hung inside a call, do not wait for it: the process exits.
   {
     std::lock_guard<std::mutex> lock(state->mutex);
@@ -204,14 +213,11 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   }
   state->wake.notify_all();
   poller.detach();
-  if (signal_waiter.joinable()) {
-    char byte = 0;
-    ssize_t ignored = write(g_stop_pipe[1], &byte, 1);  // wakes the waiter if the server stopped on its own
-    (void)ignored;
-    signal_waiter.join();
-  }
-  ctx.out << "gpuprobe serve: stopped\n";
-  if (!ok) return core::Status::IoError("the server stopped on an error");
+  const auto& stats = (*server)->stats();
+  ctx.out << Tr(ctx.texts, "serve.stopped", fmt::arg("requests", stats.requests), fmt::arg("refused", stats.refused_over_limit),
+                fmt::arg("timed_out", stats.timed_out), fmt::arg("bad", stats.bad_requests))
+          << "\n";
+  if (!run.ok()) return run;
   return core::ExitCode::kOk;
 }
 
@@ -222,6 +228,8 @@ VerbRunner SetupServeVerb(CLI::App* command) {
   command->footer(kFooter);
   command->add_option("--listen", o->listen, "HOST:PORT to listen on (default 127.0.0.1:9400, loopback only; port 0 picks a free one)");
   command->add_option("--interval", o->interval, "seconds between NVML polls (default 5)");
+  command->add_flag("--allow-remote", o->allow_remote, "allow a --listen address other machines can reach (0.0.0.0, a LAN address)");
+  command->add_option("--healthz", o->healthz, "what /healthz means: ready (default, 503 without GPU data) or live (200 while serving)");
   return [o](VerbContext& ctx) { return RunServe(ctx, *o); };
 }
 

@@ -29,11 +29,19 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string Number(double v) {
+// The shortest text that reads back as the same double ("0.3", not the "0.29999999999999999"
+// that %.17g prints), which is what fmt's "{}" gives.
+std::string Number(double v) { return FormatSampleValue(v); }
+
+}  // namespace
+
+std::string FormatSampleValue(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return fmt::format("{:.17g}", v);
+  return fmt::format("{}", v);
 }
+
+namespace {
 
 std::string GpuLabels(const telemetry::Snapshot& g, size_t position, const std::string& hostname) {
   int index = g.index.value_or(static_cast<int>(position));

@@ -26,6 +26,10 @@ struct PollHealth {
 /// `"a\"b"` -> `a\"b` with backslash, quote and newline escaped, as the format requires.
 std::string EscapeLabelValue(const std::string& value);
 
+/// A sample value in the shortest form that reads back as the same double ("0.3", "1e+21",
+/// "NaN", "+Inf").
+std::string FormatSampleValue(double value);
+
 std::string RenderMetrics(const std::vector<telemetry::Snapshot>& gpus, const std::vector<telemetry::Finding>& findings,
                           const PollHealth& health, const std::string& hostname);
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "telemetry/smi_csv.h"
+#include "telemetry/smi_table_parser.h"
 #include "telemetry/smi_text_parser.h"
 #include "telemetry/smi_values.h"
 #include "telemetry/smi_xml_parser.h"
@@ -49,6 +50,7 @@ std::string CaptureFormatName(CaptureFormat format) {
   switch (format) {
     case CaptureFormat::kXml: return "nvidia-smi -q -x XML";
     case CaptureFormat::kText: return "nvidia-smi -q text";
+    case CaptureFormat::kTable: return "nvidia-smi table";
     case CaptureFormat::kCsv: return "nvidia-smi --query-gpu CSV";
     case CaptureFormat::kJson: return "gpuprobe JSON";
     case CaptureFormat::kSectioned: return "sectioned nvidia-smi capture";
@@ -66,6 +68,7 @@ CaptureFormat DetectCaptureFormat(std::string_view text) {
   std::string_view head = body.substr(0, std::min<size_t>(body.size(), 4096));
   if (head.find(" :: ") != std::string_view::npos && head.rfind("#", 0) == 0) return CaptureFormat::kSectioned;
   if (head.find("NVSMI LOG") != std::string_view::npos) return CaptureFormat::kText;
+  if (LooksLikeSmiTable(body)) return CaptureFormat::kTable;
   std::string first_line(head.substr(0, head.find('\n')));
   for (const auto& field : QueryGpuFields()) {
     if (first_line.find(field) != std::string::npos && first_line.find(',') != std::string::npos) return CaptureFormat::kCsv;
@@ -79,6 +82,10 @@ CaptureFormat DetectCaptureFormat(std::string_view text) {
 core::Result<CaptureResult> ReadCapture(std::string_view text) {
   CaptureResult result;
   result.format = DetectCaptureFormat(text);
+  smi::Diagnostics diagnostics;
+  auto finish = [&](CaptureResult* r) {
+    for (auto& note : diagnostics.Messages()) r->warnings.push_back(std::move(note));
+  };
   switch (result.format) {
     case CaptureFormat::kXml: {
       auto xml = ParseSmiXml(text);
@@ -88,15 +95,24 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
       return result;
     }
     case CaptureFormat::kText: {
-      auto gpus = ParseSmiText(text);
+      auto gpus = ParseSmiText(text, &diagnostics);
       if (!gpus.ok()) return WithFormat(gpus.status(), result.format);
       result.sets.push_back({"", std::move(gpus.value())});
+      finish(&result);
+      return result;
+    }
+    case CaptureFormat::kTable: {
+      auto gpus = ParseSmiTable(text, &diagnostics);
+      if (!gpus.ok()) return WithFormat(gpus.status(), result.format);
+      result.sets.push_back({"", std::move(gpus.value())});
+      finish(&result);
       return result;
     }
     case CaptureFormat::kCsv: {
-      auto gpus = ParseSmiCsv(text);
+      auto gpus = ParseSmiCsv(text, &diagnostics);
       if (!gpus.ok()) return WithFormat(gpus.status(), result.format);
       result.sets.push_back({"", std::move(gpus.value())});
+      finish(&result);
       return result;
     }
     case CaptureFormat::kJson: {
@@ -108,7 +124,7 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
     case CaptureFormat::kSectioned: {
       for (const auto& section : SplitSections(text)) {
         if (section.command.rfind("query (-q)", 0) != 0) continue;
-        auto gpus = ParseSmiText(section.body);
+        auto gpus = ParseSmiText(section.body, &diagnostics);
         if (!gpus.ok()) return WithFormat(gpus.status().WithContext(section.state + " section"), result.format);
         for (auto& g : *gpus) g.source = "nvidia-smi-text (" + section.state + ")";
         result.sets.push_back({section.state, std::move(gpus.value())});
@@ -116,13 +132,14 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
       if (result.sets.empty()) {
         return core::Status::ParseError("sectioned capture: no 'query (-q)' section to read");
       }
+      finish(&result);
       return result;
     }
     case CaptureFormat::kUnknown:
       break;
   }
   return core::Status::ParseError("unrecognised format",
-                                  "give nvidia-smi -q -x XML, nvidia-smi -q text, --query-gpu CSV with a header, or gpuprobe inspect JSON");
+                                  "give nvidia-smi -q -x XML, nvidia-smi -q text, the default nvidia-smi table, --query-gpu CSV with a header, or gpuprobe inspect JSON");
 }
 
 }  // namespace gpuprobe::telemetry

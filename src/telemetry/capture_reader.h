@@ -1,5 +1,5 @@
-// Reading a saved capture whatever its format: nvidia-smi -q -x XML, -q text, --query-gpu
-// CSV, gpuprobe's own JSON, or a multi-section capture file (sections headed
+// Reading a saved capture whatever its format: nvidia-smi -q -x XML, -q text, the default
+// table, --query-gpu CSV, gpuprobe's own JSON, or a multi-section capture file (sections headed
 // "# <state> :: <command>", as the nvidia_gpu_exporter project records them, idle and load).
 //
 // Thread safety: pure functions.
@@ -14,7 +14,7 @@
 
 namespace gpuprobe::telemetry {
 
-enum class CaptureFormat { kXml, kText, kCsv, kJson, kSectioned, kUnknown };
+enum class CaptureFormat { kXml, kText, kTable, kCsv, kJson, kSectioned, kUnknown };
 std::string CaptureFormatName(CaptureFormat format);
 
 /// Detects the format from the content (not the file name).
@@ -28,7 +28,7 @@ struct CaptureSet {
 struct CaptureResult {
   CaptureFormat format = CaptureFormat::kUnknown;
   std::vector<CaptureSet> sets;          ///< one per moment in the file
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;     ///< format remarks and every value rejected or repaired (naming the field)
 };
 
 /// One section of a sectioned capture ("# <state> :: <command>" and the text below it).
@@ -38,8 +38,9 @@ struct CaptureSection {
 /// Splits a sectioned capture into its sections (empty for any other format).
 std::vector<CaptureSection> CaptureSections(std::string_view text);
 
-/// Parses `text`. ParseError saying which format was detected and what is wrong with it;
-/// ParseError "unrecognised format" listing the formats it accepts.
+/// Parses `text` (the one entry point every format and fuzz target goes through). ParseError
+/// saying which format was detected and what is wrong with it; ParseError "unrecognised
+/// format" listing the formats it accepts. Never throws.
 core::Result<CaptureResult> ReadCapture(std::string_view text);
 
 }  // namespace gpuprobe::telemetry

@@ -1,7 +1,15 @@
 // Findings: rules over Snapshots that turn numbers into problems a backend engineer can act
-// on. Each has a stable id, a severity, the evidence (numbers from the snapshot), and keys of
-// its explanation and next step in data/texts (en, zh). Rules are load-aware: the idle clock
-// bit is normal, links downtrain at idle, GPU-Util is "time with a kernel", not SM load.
+// on. Each finding has a stable id, a severity, the evidence (the fields it used and their
+// values, in nvidia-smi's --query-gpu names, so the same state gives the same evidence
+// whatever format it was read from), the keys of its texts (data/texts/<lang>/finding.json)
+// and its confidence: reduced, naming the fields, when an input it would have used was not
+// reported. A rule whose outcome depends on a field the source lacks is "not judged" (with
+// the fields), never silently passed: an XML capture, a -q text, a table and a CSV of the same
+// state give the same findings, or say which ones they could not judge.
+//
+// Rules are load-aware (the idle clock bit is normal, idle links slow down, GPU-Util is "time
+// with a kernel", not SM load) and judge compute work only: graphics processes (G, and the
+// C+G processes of a Windows desktop) are not jobs that hold or starve a GPU.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -16,18 +24,57 @@ namespace gpuprobe::telemetry {
 enum class Severity { kInfo, kWarn, kFail };
 std::string SeverityName(Severity severity);
 
+enum class Confidence { kFull, kReduced };
+std::string ConfidenceName(Confidence confidence);
+
+/// One field a rule used and its value as nvidia-smi prints it ("utilization.gpu" = "0 %").
+struct Fact {
+  std::string field;
+  std::string value;
+};
+
+/// A named value for the evidence sentence ("temp" = "87").
+struct TextArg {
+  std::string name;
+  std::string value;
+};
+
 struct Finding {
-  std::string id;         ///< memory_nearly_full, thermal_throttling, ...
+  std::string id;           ///< memory_nearly_full, thermal_slowdown_reached, ...
   Severity severity = Severity::kInfo;
-  int gpu = 0;            ///< index of the snapshot
-  std::string evidence;   ///< "used 137.2 of 140.4 GiB (97.7%)"
+  int gpu = 0;              ///< the snapshot's index
+  /// The evidence sentence is text "finding.<id>.evidence" or, with a variant,
+  /// "finding.<id>.evidence.<variant>", formatted with `args`.
+  std::string variant;
+  std::vector<TextArg> args;
+  /// Further sentences (text keys "finding.note.<name>"), formatted with the same args.
+  std::vector<std::string> notes;
+  std::vector<Fact> facts;             ///< every field the rule used, with its value
+  std::vector<std::string> missing;    ///< fields it would have used but were not reported
+  Confidence confidence() const { return missing.empty() ? Confidence::kFull : Confidence::kReduced; }
+  std::string EvidenceKey() const;
   // Texts: "finding.<id>.explain" and "finding.<id>.next" in data/texts.
+};
+
+/// A rule that could not decide for one GPU because fields it needs were not reported.
+struct NotJudged {
+  std::string id;
+  int gpu = 0;
+  std::vector<std::string> missing;
+};
+
+struct Assessment {
+  std::vector<Finding> findings;
+  std::vector<NotJudged> not_judged;
 };
 
 /// Every rule id, in the order they are checked (for docs and tests).
 const std::vector<std::string>& FindingIds();
 
 /// Applies every rule to every snapshot.
+Assessment Assess(const std::vector<Snapshot>& gpus);
+
+/// The findings of Assess (for callers that only alert on what was raised).
 std::vector<Finding> EvaluateFindings(const std::vector<Snapshot>& gpus);
 
 /// The worst severity among `findings` (kInfo when empty).

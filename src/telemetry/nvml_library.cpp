@@ -124,6 +124,9 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& 
   Resolve(lib, &f.compute_processes,
           {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses"},
           &f.compute_processes_version);
+  Resolve(lib, &f.graphics_processes,
+          {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses"},
+          &f.graphics_processes_version);
   Resolve(lib, &f.process_name, {"nvmlSystemGetProcessName"});
   f.conf_compute_mem_size_info = lib.Symbol("nvmlDeviceGetConfComputeMemSizeInfo");
   f.running_process_detail_list = lib.Symbol("nvmlDeviceGetRunningProcessDetailList");

@@ -62,6 +62,8 @@ struct NvmlFunctions {
   nvmlReturn_t (*compute_capability)(nvmlDevice_t, int*, int*) = nullptr;
   nvmlReturn_t (*compute_processes)(nvmlDevice_t, unsigned int*, void*) = nullptr;
   int compute_processes_version = 0;     ///< 3, 2 or 1: which symbol was found
+  nvmlReturn_t (*graphics_processes)(nvmlDevice_t, unsigned int*, void*) = nullptr;
+  int graphics_processes_version = 0;    ///< same entry layout as the compute list of that version
   nvmlReturn_t (*process_name)(unsigned int, char*, unsigned int) = nullptr;
   // Presence-only probes for the 535.43-535.85 process layout (nvitop's heuristic).
   void* conf_compute_mem_size_info = nullptr;

@@ -9,10 +9,14 @@
 
 #include "core/status.h"
 #include "telemetry/nvml_library.h"
+#include "telemetry/smi_values.h"
 #include "telemetry/snapshot.h"
 
 namespace gpuprobe::telemetry {
 
-core::Result<std::vector<Snapshot>> ReadNvmlSnapshots(const NvmlLibrary& nvml);
+/// Every GPU NVML sees. Text NVML returns is made valid UTF-8, with a note in `diagnostics`
+/// (may be null) naming the GPU and field. Processes: compute and graphics lists (type "C",
+/// "G", "C+G"); graphics_processes_known is false when the driver lacks the graphics call.
+core::Result<std::vector<Snapshot>> ReadNvmlSnapshots(const NvmlLibrary& nvml, smi::Diagnostics* diagnostics = nullptr);
 
 }  // namespace gpuprobe::telemetry

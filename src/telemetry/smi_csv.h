@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "core/status.h"
+#include "telemetry/smi_values.h"
 #include "telemetry/snapshot.h"
 
 namespace gpuprobe::telemetry {
 
 /// Parses CSV with a header line. ParseError for a missing header, no known field, or a row
-/// whose cell count differs from the header's (naming the line).
-core::Result<std::vector<Snapshot>> ParseSmiCsv(std::string_view csv);
+/// whose cell count differs from the header's (naming the line). Values that are not possible
+/// (negative memory, 10^30 MHz) are left empty with a note in `diagnostics` (may be null).
+core::Result<std::vector<Snapshot>> ParseSmiCsv(std::string_view csv, smi::Diagnostics* diagnostics = nullptr);
 
 /// Every field name gpuprobe can print (nvidia-smi's names and aliases).
 const std::vector<std::string>& QueryGpuFields();

@@ -9,12 +9,15 @@
 #include <vector>
 
 #include "core/status.h"
+#include "telemetry/smi_values.h"
 #include "telemetry/snapshot.h"
 
 namespace gpuprobe::telemetry {
 
-/// ParseError when the text has no "NVSMI LOG" banner or no GPU section, or is truncated
-/// inside the first GPU section before its name.
-core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text);
+/// ParseError when the text has no "NVSMI LOG" banner or no GPU section, has an empty GPU
+/// section (cut off), or is indented deeper than nvidia-smi ever indents. Filtered output
+/// (`nvidia-smi -q -d MEMORY`) is read for what it has. Values that are not possible are left
+/// empty with a note in `diagnostics` (may be null).
+core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text, smi::Diagnostics* diagnostics = nullptr);
 
 }  // namespace gpuprobe::telemetry

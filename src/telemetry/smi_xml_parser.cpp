@@ -2,184 +2,278 @@
 
 #include <pugixml.hpp>
 
-#include <regex>
+#include <charconv>
 
 #include <fmt/format.h>
 
 #include "telemetry/smi_values.h"
+#include "telemetry/snapshot_fields.h"
 
 namespace gpuprobe::telemetry {
 namespace {
 
 constexpr int kNewestSchema = 13;
 
-std::string Text(const pugi::xml_node& node, const char* path) {
+// nvidia-smi's deepest element (a MIG device's shared attributes) sits 6 levels below the
+// root; anything near this limit is not nvidia-smi output, and a limit keeps every later walk
+// of the tree cheap and bounded.
+constexpr int kMaxDepth = 32;
+
+std::string Raw(const pugi::xml_node& node, const char* path) {
   pugi::xml_node n = node.first_element_by_path(path);
-  return n ? smi::Trim(n.child_value()) : std::string();
+  return n ? std::string(n.child_value()) : std::string();
 }
-std::optional<double> Num(const pugi::xml_node& node, const char* path) { return smi::Number(Text(node, path)); }
-std::optional<double> Mib(const pugi::xml_node& node, const char* path) {
-  std::string t = Text(node, path);
-  return t.empty() ? std::nullopt : smi::Bytes(t);
-}
-std::optional<int> Int(const pugi::xml_node& node, const char* path) { return smi::Integer(Text(node, path)); }
-std::optional<bool> Flg(const pugi::xml_node& node, const char* path) { return smi::Flag(Text(node, path)); }
 
-std::optional<double> SumChildren(const pugi::xml_node& node, bool uncorrectable) {
-  if (!node) return std::nullopt;
-  std::optional<double> total;
-  for (pugi::xml_node c : node.children()) {
-    std::string name = c.name();
-    bool is_unc = name.find("uncorrectable") != std::string::npos || name.find("double_bit") != std::string::npos;
-    bool is_cor = (name.find("correctable") != std::string::npos && !is_unc) || name.find("single_bit") != std::string::npos;
-    if (c.first_child() && c.first_child().type() == pugi::node_element) {
-      if (auto nested = SumChildren(c, uncorrectable)) total = total.value_or(0) + *nested;
-      continue;
-    }
-    if ((uncorrectable && is_unc) || (!uncorrectable && is_cor) || (name == "total" && false)) {
-      if (auto v = smi::Number(c.child_value())) total = total.value_or(0) + *v;
-    }
+// Each element's path below <gpu> and the --query-gpu field it holds, in the order a parser
+// should prefer them (the first value present wins, see SnapshotField::set).
+struct XmlField {
+  const char* path;
+  const char* field;
+};
+constexpr XmlField kGpuFields[] = {
+    {"product_name", "name"},
+    {"uuid", "uuid"},
+    {"serial", "serial"},
+    {"vbios_version", "vbios_version"},
+    {"persistence_mode", "persistence_mode"},
+    {"driver_model/current_dm", "driver_model.current"},
+    {"display_active", "display_active"},
+    {"gpu_virtualization_mode/virtualization_mode", "virtualization_mode"},
+    {"mig_mode/current_mig", "mig.mode.current"},
+    {"multigpu_board", "multigpu_board"},
+    {"compute_mode", "compute_mode"},
+    {"performance_state", "pstate"},
+    {"pci/pci_bus_id", "pci.bus_id"},
+    {"pci/pci_gpu_link_info/pcie_gen/max_link_gen", "pcie.link.gen.max"},
+    {"pci/pci_gpu_link_info/pcie_gen/current_link_gen", "pcie.link.gen.current"},
+    {"pci/pci_gpu_link_info/pcie_gen/device_current_link_gen", "pcie.link.gen.current"},
+    {"pci/pci_gpu_link_info/link_widths/max_link_width", "pcie.link.width.max"},
+    {"pci/pci_gpu_link_info/link_widths/current_link_width", "pcie.link.width.current"},
+    {"pci/replay_counter", "pcie.replay_counter"},
+    {"pci/tx_util", "pcie.tx_throughput"},
+    {"pci/rx_util", "pcie.rx_throughput"},
+    {"fan_speed", "fan.speed"},
+    {"fb_memory_usage/total", "memory.total"},
+    {"fb_memory_usage/reserved", "memory.reserved"},
+    {"fb_memory_usage/used", "memory.used"},
+    {"fb_memory_usage/free", "memory.free"},
+    {"bar1_memory_usage/total", "bar1.total"},
+    {"bar1_memory_usage/used", "bar1.used"},
+    {"utilization/gpu_util", "utilization.gpu"},
+    {"utilization/memory_util", "utilization.memory"},
+    {"utilization/encoder_util", "utilization.encoder"},
+    {"utilization/decoder_util", "utilization.decoder"},
+    {"ecc_mode/current_ecc", "ecc.mode.current"},
+    {"ecc_errors/aggregate/sram_threshold_exceeded", "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded"},
+    {"retired_pages/multiple_single_bit_retirement/retired_count", "retired_pages.sbe"},
+    {"retired_pages/double_bit_retirement/retired_count", "retired_pages.dbe"},
+    {"retired_pages/pending_retirement", "retired_pages.pending"},
+    {"retired_pages/pending_blacklist", "retired_pages.pending"},
+    {"remapped_rows/remapped_row_corr", "remapped_rows.correctable"},
+    {"remapped_rows/remapped_row_unc", "remapped_rows.uncorrectable"},
+    {"remapped_rows/remapped_row_pending", "remapped_rows.pending"},
+    {"remapped_rows/remapped_row_failure", "remapped_rows.failure"},
+    {"temperature/gpu_temp", "temperature.gpu"},
+    {"temperature/memory_temp", "temperature.memory"},
+    {"temperature/gpu_temp_slow_threshold", "temperature.gpu.slowdown_threshold"},
+    {"temperature/gpu_temp_max_threshold", "temperature.gpu.shutdown_threshold"},
+    {"temperature/gpu_temp_tlimit", "temperature.gpu.tlimit"},
+    {"temperature/gpu_temp_slow_tlimit_threshold", "temperature.gpu.slowdown_tlimit"},
+    {"temperature/gpu_temp_max_tlimit_threshold", "temperature.gpu.shutdown_tlimit"},
+    // <power_readings> (<= 525) became <gpu_power_readings> (535+); draw became average and
+    // instant (570+).
+    {"gpu_power_readings/power_draw", "power.draw"},
+    {"gpu_power_readings/average_power_draw", "power.draw"},
+    {"gpu_power_readings/instant_power_draw", "power.draw"},
+    {"power_readings/power_draw", "power.draw"},
+    {"power_readings/average_power_draw", "power.draw"},
+    {"power_readings/instant_power_draw", "power.draw"},
+    {"gpu_power_readings/current_power_limit", "power.limit"},
+    {"gpu_power_readings/enforced_power_limit", "power.limit"},
+    {"gpu_power_readings/power_limit", "power.limit"},
+    {"power_readings/current_power_limit", "power.limit"},
+    {"power_readings/enforced_power_limit", "power.limit"},
+    {"power_readings/power_limit", "power.limit"},
+    {"gpu_power_readings/max_power_limit", "power.max_limit"},
+    {"power_readings/max_power_limit", "power.max_limit"},
+    {"clocks/sm_clock", "clocks.current.sm"},
+    {"clocks/graphics_clock", "clocks.current.graphics"},
+    {"clocks/mem_clock", "clocks.current.memory"},
+    {"max_clocks/sm_clock", "clocks.max.sm"},
+    {"max_clocks/mem_clock", "clocks.max.memory"},
+};
+
+// The error counts of one ECC block (<volatile> or <aggregate>), in every layout nvidia-smi
+// has used: <single_bit>/<double_bit> with per-unit counts and (usually) a <total> (drivers
+// 3xx-4xx, kept for Pascal and older); <sram_correctable>/<sram_uncorrectable>/<dram_*>
+// (Ampere, 450+); and <sram_uncorrectable_parity>/<sram_uncorrectable_secded> (535+).
+struct EccCounts {
+  std::optional<double> corrected, uncorrected;
+};
+
+std::optional<double> Add(std::optional<double> total, std::optional<double> value) {
+  if (!value) return total;
+  return total.value_or(0) + *value;
+}
+
+// The <total> of an old-style <single_bit> block, or the sum of its per-unit counts when a
+// driver printed no total. A fixed two-level look, never a recursion over the document.
+std::optional<double> OldBlockTotal(const pugi::xml_node& block) {
+  if (!block) return std::nullopt;
+  if (auto total = smi::Number(block.child_value("total"))) return total;
+  std::optional<double> sum;
+  for (pugi::xml_node unit : block.children()) sum = Add(sum, smi::Number(unit.child_value()));
+  return sum;
+}
+
+EccCounts ReadEccBlock(const pugi::xml_node& block) {
+  EccCounts counts;
+  if (!block) return counts;
+  if (block.child("single_bit") || block.child("double_bit")) {
+    counts.corrected = OldBlockTotal(block.child("single_bit"));
+    counts.uncorrected = OldBlockTotal(block.child("double_bit"));
+    return counts;
   }
-  return total;
+  for (const char* name : {"sram_correctable", "dram_correctable"}) counts.corrected = Add(counts.corrected, smi::Number(block.child_value(name)));
+  for (const char* name : {"sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded", "dram_uncorrectable"}) {
+    counts.uncorrected = Add(counts.uncorrected, smi::Number(block.child_value(name)));
+  }
+  return counts;
 }
 
-Snapshot ParseGpu(const pugi::xml_node& gpu, const pugi::xml_node& log) {
-  Snapshot s;
-  s.source = "nvidia-smi-xml";
-  s.timestamp = Text(log, "timestamp");
-  s.driver_version = Text(log, "driver_version");
-  if (smi::IsAbsent(s.driver_version) || s.driver_version.find("eprecated") != std::string::npos) {
-    s.driver_version = Text(log, "kmd_version");
-  }
-  std::string cuda = Text(log, "cuda_version");
-  if (smi::IsAbsent(cuda)) cuda = Text(log, "cuda_umd_version");
-  s.cuda_version = smi::IsAbsent(cuda) ? "" : cuda;
-  s.pci_bus_id = gpu.attribute("id").as_string();
-  s.name = Text(gpu, "product_name");
-  s.architecture = Text(gpu, "product_architecture");
-  s.serial = Text(gpu, "serial");
-  s.uuid = Text(gpu, "uuid");
-  s.vbios_version = Text(gpu, "vbios_version");
-  s.persistence_mode = Flg(gpu, "persistence_mode");
-  s.mig_enabled = Flg(gpu, "mig_mode/current_mig");
-  s.compute_mode = Text(gpu, "compute_mode");
-  s.performance_state = Text(gpu, "performance_state");
-  if (smi::IsAbsent(s.performance_state)) s.performance_state.clear();
-  if (auto id = smi::Hex("0x" + Text(gpu, "pci/pci_device_id"))) s.pci_device_id = static_cast<std::uint32_t>(*id);
-  std::string bus = Text(gpu, "pci/pci_bus_id");
-  if (!bus.empty()) s.pci_bus_id = bus;
-  s.pcie_generation_max = Int(gpu, "pci/pci_gpu_link_info/pcie_gen/max_link_gen");
-  s.pcie_generation_current = Int(gpu, "pci/pci_gpu_link_info/pcie_gen/current_link_gen");
-  s.pcie_width_max = Int(gpu, "pci/pci_gpu_link_info/link_widths/max_link_width");
-  s.pcie_width_current = Int(gpu, "pci/pci_gpu_link_info/link_widths/current_link_width");
-  s.pcie_replay_count = Num(gpu, "pci/replay_counter");
-  s.pcie_tx_bytes_per_s = smi::KilobytesPerSecond(Text(gpu, "pci/tx_util"));
-  s.pcie_rx_bytes_per_s = smi::KilobytesPerSecond(Text(gpu, "pci/rx_util"));
-  s.fan_speed_percent = Num(gpu, "fan_speed");
+std::string CountText(std::optional<double> v) { return v ? fmt::format("{}", *v) : std::string(); }
 
-  // <clocks_throttle_reasons> (<= 525) was renamed <clocks_event_reasons> (570+).
+// Clock-event reasons: <clocks_event_reasons>/<clocks_event_reason_X> (570+) or
+// <clocks_throttle_reasons>/<clocks_throttle_reason_X> (older); X names the bit.
+void ReadReasons(const pugi::xml_node& gpu, Snapshot* s, const FieldContext& context) {
   for (const char* section : {"clocks_event_reasons", "clocks_throttle_reasons"}) {
     pugi::xml_node reasons = gpu.child(section);
     if (!reasons) continue;
-    std::uint64_t bits = 0;
-    bool any = false;
-    struct Bit { const char* suffix; std::uint64_t mask; };
-    const Bit kBits[] = {{"gpu_idle", clock_event::kGpuIdle}, {"applications_clocks_setting", clock_event::kApplicationsClocks},
-                         {"sw_power_cap", clock_event::kSwPowerCap}, {"hw_slowdown", clock_event::kHwSlowdown},
-                         {"hw_thermal_slowdown", clock_event::kHwThermal}, {"hw_power_brake_slowdown", clock_event::kHwPowerBrake},
-                         {"sync_boost", clock_event::kSyncBoost}, {"sw_thermal_slowdown", clock_event::kSwThermal},
-                         {"display_clocks_setting", clock_event::kDisplayClock}};
     for (pugi::xml_node c : reasons.children()) {
       std::string name = c.name();
-      for (const auto& b : kBits) {
-        std::string suffix = std::string("_") + b.suffix;
-        if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-            !(std::string(b.suffix) == "hw_slowdown" && (name.find("thermal") != std::string::npos || name.find("brake") != std::string::npos))) {
-          if (auto v = smi::Flag(c.child_value())) {
-            any = true;
-            if (*v) bits |= b.mask;
-          }
-        }
-      }
+      size_t at = name.find("reason_");
+      if (at == std::string::npos) continue;
+      std::string bit = name.substr(at + 7);
+      if (bit == "display_clocks_setting") bit = "display_clock_setting";
+      SetSnapshotField(s, "clocks_event_reasons." + bit, c.child_value(), context);
     }
-    if (any) s.clock_event_reasons = bits;
-    break;
+    return;
   }
+}
 
-  s.memory_total_bytes = Mib(gpu, "fb_memory_usage/total");
-  s.memory_reserved_bytes = Mib(gpu, "fb_memory_usage/reserved");
-  s.memory_used_bytes = Mib(gpu, "fb_memory_usage/used");
-  s.memory_free_bytes = Mib(gpu, "fb_memory_usage/free");
-  s.bar1_total_bytes = Mib(gpu, "bar1_memory_usage/total");
-  s.bar1_used_bytes = Mib(gpu, "bar1_memory_usage/used");
-  s.utilization_gpu_percent = Num(gpu, "utilization/gpu_util");
-  s.utilization_memory_percent = Num(gpu, "utilization/memory_util");
-  s.utilization_encoder_percent = Num(gpu, "utilization/encoder_util");
-  s.utilization_decoder_percent = Num(gpu, "utilization/decoder_util");
-  s.ecc_enabled = Flg(gpu, "ecc_mode/current_ecc");
-  pugi::xml_node ecc = gpu.child("ecc_errors");
-  s.ecc_corrected_volatile = SumChildren(ecc.child("volatile"), false);
-  s.ecc_uncorrected_volatile = SumChildren(ecc.child("volatile"), true);
-  s.ecc_corrected_aggregate = SumChildren(ecc.child("aggregate"), false);
-  s.ecc_uncorrected_aggregate = SumChildren(ecc.child("aggregate"), true);
-  s.retired_pages_sbe = Num(gpu, "retired_pages/multiple_single_bit_retirement/retired_count");
-  s.retired_pages_dbe = Num(gpu, "retired_pages/double_bit_retirement/retired_count");
-  s.retired_pages_pending = Flg(gpu, "retired_pages/pending_retirement");
-  if (!s.retired_pages_pending) s.retired_pages_pending = Flg(gpu, "retired_pages/pending_blacklist");
-  s.remapped_rows_correctable = Num(gpu, "remapped_rows/remapped_row_corr");
-  s.remapped_rows_uncorrectable = Num(gpu, "remapped_rows/remapped_row_unc");
-  s.remapped_rows_pending = Flg(gpu, "remapped_rows/remapped_row_pending");
-  s.remapped_rows_failure = Flg(gpu, "remapped_rows/remapped_row_failure");
-
-  s.temperature_celsius = Num(gpu, "temperature/gpu_temp");
-  s.memory_temperature_celsius = Num(gpu, "temperature/memory_temp");
-  s.temperature_slowdown_celsius = Num(gpu, "temperature/gpu_temp_slow_threshold");
-  s.temperature_shutdown_celsius = Num(gpu, "temperature/gpu_temp_max_threshold");
-  s.temperature_margin_celsius = Num(gpu, "temperature/gpu_temp_tlimit");
-
-  // <power_readings> (<= 525) -> <gpu_power_readings> (535+), draw -> average/instant (570+).
-  for (const char* section : {"gpu_power_readings", "power_readings"}) {
-    pugi::xml_node power = gpu.child(section);
-    if (!power) continue;
-    for (const char* field : {"average_power_draw", "power_draw", "instant_power_draw"}) {
-      if (!s.power_draw_watts) s.power_draw_watts = Num(power, field);
-    }
-    for (const char* field : {"current_power_limit", "enforced_power_limit", "power_limit"}) {
-      if (!s.power_limit_watts) s.power_limit_watts = Num(power, field);
-    }
-    if (!s.power_max_limit_watts) s.power_max_limit_watts = Num(power, "max_power_limit");
+void ReadProcesses(const pugi::xml_node& gpu, Snapshot* s, const FieldContext& context) {
+  pugi::xml_node processes = gpu.child("processes");
+  if (!processes) return;
+  s->processes_known = true;
+  for (pugi::xml_node p : processes.children("process_info")) {
+    ProcessInfo info;
+    std::string pid = Raw(p, "pid");
+    info.pid = smi::ToUint32(smi::Checked(smi::Number(pid), smi::Quantity::kCount, "process pid", pid, context.where,
+                                          context.diagnostics)).value_or(0);
+    info.type = smi::CleanText(Raw(p, "type"), "process type", context.where, context.diagnostics);
+    info.name = smi::CleanText(Raw(p, "process_name"), "process name", context.where, context.diagnostics);
+    std::string used = Raw(p, "used_memory");
+    info.used_memory_bytes = smi::Checked(smi::Bytes(used), smi::Quantity::kBytes, "process used_memory", used, context.where,
+                                          context.diagnostics);
+    info.gpu_instance_id = smi::Integer(Raw(p, "gpu_instance_id"));
+    info.compute_instance_id = smi::Integer(Raw(p, "compute_instance_id"));
+    s->processes.push_back(std::move(info));
   }
-  s.sm_clock_mhz = Num(gpu, "clocks/sm_clock");
-  s.graphics_clock_mhz = Num(gpu, "clocks/graphics_clock");
-  s.memory_clock_mhz = Num(gpu, "clocks/mem_clock");
-  s.sm_clock_max_mhz = Num(gpu, "max_clocks/sm_clock");
-  s.memory_clock_max_mhz = Num(gpu, "max_clocks/mem_clock");
+}
 
+void ReadMig(const pugi::xml_node& gpu, Snapshot* s, const FieldContext& context) {
   for (pugi::xml_node m : gpu.child("mig_devices").children("mig_device")) {
     MigInstance mig;
-    mig.gpu_instance_id = Int(m, "gpu_instance_id");
-    mig.compute_instance_id = Int(m, "compute_instance_id");
-    mig.sm_count = Int(m, "device_attributes/shared/multiprocessor_count");
-    mig.memory_total_bytes = Mib(m, "fb_memory_usage/total");
-    mig.memory_used_bytes = Mib(m, "fb_memory_usage/used");
-    s.mig_instances.push_back(mig);
+    mig.gpu_instance_id = smi::Integer(Raw(m, "gpu_instance_id"));
+    mig.compute_instance_id = smi::Integer(Raw(m, "compute_instance_id"));
+    mig.sm_count = smi::Integer(Raw(m, "device_attributes/shared/multiprocessor_count"));
+    std::string total = Raw(m, "fb_memory_usage/total"), used = Raw(m, "fb_memory_usage/used");
+    mig.memory_total_bytes = smi::Checked(smi::Bytes(total), smi::Quantity::kBytes, "MIG memory total", total, context.where, context.diagnostics);
+    mig.memory_used_bytes = smi::Checked(smi::Bytes(used), smi::Quantity::kBytes, "MIG memory used", used, context.where, context.diagnostics);
+    s->mig_instances.push_back(mig);
   }
-  pugi::xml_node processes = gpu.child("processes");
-  if (processes) {
-    s.processes_known = true;
-    for (pugi::xml_node p : processes.children("process_info")) {
-      ProcessInfo info;
-      auto pid = Num(p, "pid");
-      info.pid = pid ? static_cast<std::uint32_t>(*pid) : 0;
-      info.type = Text(p, "type");
-      info.name = Text(p, "process_name");
-      info.used_memory_bytes = Mib(p, "used_memory");
-      info.gpu_instance_id = Int(p, "gpu_instance_id");
-      info.compute_instance_id = Int(p, "compute_instance_id");
-      s.processes.push_back(info);
-    }
+}
+
+// What every <gpu> shares, read once (reading it per GPU from the root made large documents
+// quadratic).
+struct Header {
+  std::string timestamp, driver_version, cuda_version;
+};
+
+Header ReadHeader(const pugi::xml_node& log, smi::Diagnostics* diagnostics) {
+  Header h;
+  h.timestamp = smi::CleanText(log.child_value("timestamp"), "timestamp", "", diagnostics);
+  h.driver_version = smi::CleanText(log.child_value("driver_version"), "driver_version", "", diagnostics);
+  if (h.driver_version.empty()) h.driver_version = smi::CleanText(log.child_value("kmd_version"), "kmd_version", "", diagnostics);
+  h.cuda_version = smi::CleanText(log.child_value("cuda_version"), "cuda_version", "", diagnostics);
+  if (h.cuda_version.empty()) h.cuda_version = smi::CleanText(log.child_value("cuda_umd_version"), "cuda_umd_version", "", diagnostics);
+  return h;
+}
+
+Snapshot ParseGpu(const pugi::xml_node& gpu, const Header& header, smi::Diagnostics* diagnostics) {
+  Snapshot s;
+  s.source = "nvidia-smi-xml";
+  s.timestamp = header.timestamp;
+  s.driver_version = header.driver_version;
+  s.cuda_version = header.cuda_version;
+  std::string id = smi::CleanText(gpu.attribute("id").as_string(), "gpu id", "", diagnostics);
+  FieldContext context{"GPU " + id, diagnostics};
+  for (const XmlField& f : kGpuFields) {
+    pugi::xml_node n = gpu.first_element_by_path(f.path);
+    if (n) SetSnapshotField(&s, f.field, n.child_value(), context);
   }
+  if (s.pci_bus_id.empty()) s.pci_bus_id = id;
+  // XML prints the device id without "0x" (<pci_device_id>233510DE</pci_device_id>).
+  std::string device_id = smi::Trim(Raw(gpu, "pci/pci_device_id"));
+  if (!device_id.empty() && !smi::IsAbsent(device_id)) SetSnapshotField(&s, "pci.device_id", "0x" + device_id, context);
+
+  pugi::xml_node ecc = gpu.child("ecc_errors");
+  EccCounts volatile_counts = ReadEccBlock(ecc.child("volatile"));
+  EccCounts aggregate_counts = ReadEccBlock(ecc.child("aggregate"));
+  SetSnapshotField(&s, "ecc.errors.corrected.volatile.total", CountText(volatile_counts.corrected), context);
+  SetSnapshotField(&s, "ecc.errors.uncorrected.volatile.total", CountText(volatile_counts.uncorrected), context);
+  SetSnapshotField(&s, "ecc.errors.corrected.aggregate.total", CountText(aggregate_counts.corrected), context);
+  SetSnapshotField(&s, "ecc.errors.uncorrected.aggregate.total", CountText(aggregate_counts.uncorrected), context);
+  // Blackwell reports repairs it will make at the next reset beside the ECC counts.
+  for (const char* name : {"channel_repair_pending", "tpc_repair_pending"}) {
+    if (auto v = smi::Flag(ecc.child_value(name))) s.repair_pending_other = s.repair_pending_other.value_or(false) || *v;
+  }
+  ReadReasons(gpu, &s, context);
+  ReadMig(gpu, &s, context);
+  ReadProcesses(gpu, &s, context);
   return s;
+}
+
+// The depth of the deepest element, walked without recursion; stops counting past `limit`.
+int Depth(const pugi::xml_node& root, int limit) {
+  int depth = 0, deepest = 0;
+  pugi::xml_node n = root.first_child();
+  while (n && depth >= 0) {
+    if (n.first_child()) {
+      n = n.first_child();
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+      continue;
+    }
+    while (n && !n.next_sibling() && depth >= 0) {
+      n = n.parent();
+      --depth;
+    }
+    if (n && depth >= 0) n = n.next_sibling();
+  }
+  return deepest;
+}
+
+// The number in "nvsmi_device_v12.dtd", read with from_chars (no exception on absurd digits).
+int SchemaVersion(std::string_view xml) {
+  std::string_view head = xml.substr(0, std::min<size_t>(xml.size(), 1024));
+  size_t at = head.find("nvsmi_device_v");
+  if (at == std::string_view::npos) return 0;
+  std::string_view digits = head.substr(at + 14);
+  int version = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), version);
+  if (error != std::errc() || end == digits.data() || version < 0) return -1;  // -1: named, but not a number we can hold
+  return version;
 }
 
 }  // namespace
@@ -190,33 +284,40 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
     return core::Status::ParseError("the XML declares entities, which nvidia-smi never does; refusing to read it");
   }
   pugi::xml_document document;
+  // pugixml parses without recursion; the depth is checked right after, before any use.
   pugi::xml_parse_result parsed = document.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed) {
     return core::Status::ParseError(fmt::format("malformed XML at byte {}: {}", parsed.offset, parsed.description()));
   }
+  int depth = Depth(document, kMaxDepth);
+  if (depth > kMaxDepth) {
+    return core::Status::ParseError(fmt::format("elements are nested more than {} deep; nvidia-smi output is never deeper than 8", kMaxDepth));
+  }
   pugi::xml_node log = document.child("nvidia_smi_log");
   if (!log) return core::Status::ParseError("not nvidia-smi -q -x output: the root element is not <nvidia_smi_log>");
   XmlParseResult result;
-  // The DOCTYPE names the schema: <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">.
-  std::string head(xml.substr(0, std::min<size_t>(xml.size(), 512)));
-  std::smatch match;
-  if (std::regex_search(head, match, std::regex(R"(nvsmi_device_v(\d+)\.dtd)"))) result.schema_version = std::stoi(match[1]);
+  smi::Diagnostics diagnostics;
+  result.schema_version = SchemaVersion(xml);
   if (result.schema_version < 10 || result.schema_version > kNewestSchema) {
-    result.warnings.push_back(fmt::format("schema {} is not one gpuprobe knows (v10-v{}); read as v{}",
-                                          result.schema_version == 0 ? std::string("unnamed") : "v" + std::to_string(result.schema_version),
-                                          kNewestSchema, kNewestSchema));
+    std::string named = result.schema_version == 0 ? std::string("unnamed")
+                        : result.schema_version < 0 ? std::string("with an unreadable number")
+                                                    : "v" + std::to_string(result.schema_version);
+    result.warnings.push_back(fmt::format("schema {} is not one gpuprobe knows (v10-v{}); read as v{}", named, kNewestSchema, kNewestSchema));
+    if (result.schema_version < 0) result.schema_version = 0;
   }
+  Header header = ReadHeader(log, &diagnostics);
   for (pugi::xml_node gpu : log.children("gpu")) {
-    Snapshot s = ParseGpu(gpu, log);
+    Snapshot s = ParseGpu(gpu, header, &diagnostics);
     s.index = static_cast<int>(result.gpus.size());
     result.gpus.push_back(std::move(s));
   }
   if (result.gpus.empty()) return core::Status::ParseError("nvidia-smi -q -x output lists no <gpu> block");
-  auto attached = smi::Integer(Text(log, "attached_gpus"));
+  auto attached = smi::Integer(log.child_value("attached_gpus"));
   if (attached && *attached != static_cast<int>(result.gpus.size())) {
     result.warnings.push_back(fmt::format("attached_gpus says {} but the file has {} <gpu> block(s); trusting the blocks",
                                           *attached, result.gpus.size()));
   }
+  for (auto& note : diagnostics.Messages()) result.warnings.push_back(std::move(note));
   return result;
 }
 

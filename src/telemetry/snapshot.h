@@ -15,9 +15,9 @@ namespace gpuprobe::telemetry {
 
 struct ProcessInfo {
   std::uint32_t pid = 0;
-  std::string type;                       ///< "C" compute, "G" graphics, "C+G"
+  std::string type;                       ///< as printed: "C" compute, "G" graphics, "C+G", "M" (MPS); see process_kind.h
   std::string name;
-  std::optional<double> used_memory_bytes;
+  std::optional<double> used_memory_bytes;  ///< empty when not reported (Windows WDDM, vGPU guests)
   std::optional<int> gpu_instance_id;     ///< MIG
   std::optional<int> compute_instance_id; ///< MIG
 };
@@ -58,6 +58,10 @@ struct Snapshot {
 
   // Modes.
   std::optional<bool> persistence_mode;
+  std::string driver_model;              ///< "WDDM", "TCC", "MCDM" (Windows); empty where not reported (Linux)
+  std::optional<bool> display_active;    ///< a display is driven from this GPU now
+  std::string virtualization_mode;       ///< "None", "Pass-Through", "VGPU" (guest), "Host VGPU"; empty = not reported
+  std::optional<bool> multi_gpu_board;   ///< one of several GPUs on one board (K80, M10), linked through an on-board switch
   std::string compute_mode;              ///< "Default", "Exclusive_Process", ...
   std::optional<bool> mig_enabled;
   std::vector<MigInstance> mig_instances;
@@ -73,10 +77,16 @@ struct Snapshot {
   // Thermal and power.
   std::optional<double> temperature_celsius, memory_temperature_celsius;
   std::optional<double> temperature_slowdown_celsius, temperature_shutdown_celsius;
-  std::optional<double> temperature_margin_celsius;  ///< distance to slowdown ("T.Limit")
+  /// "GPU T.Limit Temp" (R525+): degrees left before the maximum operating temperature; it
+  /// falls as the GPU heats and is negative past it.
+  std::optional<double> temperature_margin_celsius;
+  /// The T.Limit values at which the GPU slows down and shuts down (negative: "-2 C" = 2
+  /// degrees past the maximum operating temperature).
+  std::optional<double> temperature_slowdown_tlimit_celsius, temperature_shutdown_tlimit_celsius;
   std::optional<double> power_draw_watts, power_limit_watts, power_max_limit_watts;
   std::string performance_state;         ///< "P0"
   std::optional<double> fan_speed_percent;
+  bool fan_speed_error = false;          ///< nvidia-smi printed "ERR!" / "Unknown Error" for the fan: the driver could not read it
 
   // Clocks (MHz).
   std::optional<double> sm_clock_mhz, memory_clock_mhz, graphics_clock_mhz;
@@ -97,12 +107,15 @@ struct Snapshot {
   std::optional<bool> retired_pages_pending;
   std::optional<double> remapped_rows_correctable, remapped_rows_uncorrectable;
   std::optional<bool> remapped_rows_pending, remapped_rows_failure;
+  std::optional<bool> ecc_sram_threshold_exceeded;   ///< Hopper+: SRAM uncorrectable errors past the RMA threshold
+  std::optional<bool> repair_pending_other;          ///< Blackwell: a channel or TPC repair waits for a reset
 
   // NVLink.
   std::optional<int> nvlink_links_active, nvlink_links_total;
 
   std::vector<ProcessInfo> processes;
   bool processes_known = false;          ///< the source reports processes (an empty list means none)
+  bool graphics_processes_known = true;  ///< false when the list holds compute processes only (NVML without the graphics call)
 };
 
 }  // namespace gpuprobe::telemetry

@@ -1,70 +1,140 @@
 #include "telemetry/snapshot_json.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
+
+#include "core/json_input.h"
+#include "telemetry/smi_values.h"
 
 namespace gpuprobe::telemetry {
 namespace {
 
 using nlohmann::json;
+using smi::Quantity;
 
-// One list of fields for both directions.
-#define GPUPROBE_STRING_FIELDS(X) \
+// One list of fields for both directions, with what each measures (its possible range).
+#define GPUPROBE_STRING_FIELDS(X)                                                                    \
   X(source) X(timestamp) X(name) X(uuid) X(pci_bus_id) X(serial) X(vbios_version) X(architecture) \
-  X(driver_version) X(cuda_version) X(compute_capability) X(compute_mode) X(performance_state)
-#define GPUPROBE_DOUBLE_FIELDS(X)                                                                         \
-  X(memory_total_bytes) X(memory_reserved_bytes) X(memory_used_bytes) X(memory_free_bytes) X(bar1_total_bytes) \
-  X(bar1_used_bytes) X(utilization_gpu_percent) X(utilization_memory_percent) X(utilization_encoder_percent)  \
-  X(utilization_decoder_percent) X(temperature_celsius) X(memory_temperature_celsius)                       \
-  X(temperature_slowdown_celsius) X(temperature_shutdown_celsius) X(temperature_margin_celsius)             \
-  X(power_draw_watts) X(power_limit_watts) X(power_max_limit_watts) X(fan_speed_percent) X(sm_clock_mhz)      \
-  X(memory_clock_mhz) X(graphics_clock_mhz) X(sm_clock_max_mhz) X(memory_clock_max_mhz)                      \
-  X(pcie_tx_bytes_per_s) X(pcie_rx_bytes_per_s) X(pcie_replay_count) X(ecc_corrected_volatile)              \
-  X(ecc_uncorrected_volatile) X(ecc_corrected_aggregate) X(ecc_uncorrected_aggregate) X(retired_pages_sbe)   \
-  X(retired_pages_dbe) X(remapped_rows_correctable) X(remapped_rows_uncorrectable)
-#define GPUPROBE_INT_FIELDS(X)                                                                          \
-  X(index) X(pcie_generation_current) X(pcie_generation_max) X(pcie_width_current) X(pcie_width_max) \
-  X(nvlink_links_active) X(nvlink_links_total)
-#define GPUPROBE_BOOL_FIELDS(X) \
-  X(persistence_mode) X(mig_enabled) X(ecc_enabled) X(retired_pages_pending) X(remapped_rows_pending) X(remapped_rows_failure)
+  X(driver_version) X(cuda_version) X(compute_capability) X(compute_mode) X(performance_state)     \
+  X(driver_model) X(virtualization_mode)
+#define GPUPROBE_DOUBLE_FIELDS(X)                                                                                      \
+  X(memory_total_bytes, kBytes) X(memory_reserved_bytes, kBytes) X(memory_used_bytes, kBytes)                          \
+  X(memory_free_bytes, kBytes) X(bar1_total_bytes, kBytes) X(bar1_used_bytes, kBytes)                                  \
+  X(utilization_gpu_percent, kPercent) X(utilization_memory_percent, kPercent) X(utilization_encoder_percent, kPercent) \
+  X(utilization_decoder_percent, kPercent) X(temperature_celsius, kCelsius) X(memory_temperature_celsius, kCelsius)    \
+  X(temperature_slowdown_celsius, kCelsius) X(temperature_shutdown_celsius, kCelsius)                                   \
+  X(temperature_margin_celsius, kCelsius) X(temperature_slowdown_tlimit_celsius, kCelsius)                              \
+  X(temperature_shutdown_tlimit_celsius, kCelsius) X(power_draw_watts, kWatts) X(power_limit_watts, kWatts)           \
+  X(power_max_limit_watts, kWatts) X(fan_speed_percent, kPercent) X(sm_clock_mhz, kMegahertz)                          \
+  X(memory_clock_mhz, kMegahertz) X(graphics_clock_mhz, kMegahertz) X(sm_clock_max_mhz, kMegahertz)                   \
+  X(memory_clock_max_mhz, kMegahertz) X(pcie_tx_bytes_per_s, kBytesPerSecond) X(pcie_rx_bytes_per_s, kBytesPerSecond) \
+  X(pcie_replay_count, kCount) X(ecc_corrected_volatile, kCount) X(ecc_uncorrected_volatile, kCount)                   \
+  X(ecc_corrected_aggregate, kCount) X(ecc_uncorrected_aggregate, kCount) X(retired_pages_sbe, kCount)                 \
+  X(retired_pages_dbe, kCount) X(remapped_rows_correctable, kCount) X(remapped_rows_uncorrectable, kCount)
+#define GPUPROBE_INT_FIELDS(X)                                                                                      \
+  X(index, kCount) X(pcie_generation_current, kPcieGeneration) X(pcie_generation_max, kPcieGeneration)             \
+  X(pcie_width_current, kPcieWidth) X(pcie_width_max, kPcieWidth) X(nvlink_links_active, kCount) X(nvlink_links_total, kCount)
+#define GPUPROBE_BOOL_FIELDS(X)                                                                                     \
+  X(persistence_mode) X(mig_enabled) X(ecc_enabled) X(retired_pages_pending) X(remapped_rows_pending)               \
+  X(remapped_rows_failure) X(display_active) X(ecc_sram_threshold_exceeded) X(repair_pending_other) X(multi_gpu_board)
 
 template <typename T>
 json Opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-template <typename T>
-core::Status Read(const json& j, const char* key, std::optional<T>* out) {
+// "'gpus[0].memory_used_bytes'"; the caller's context already says the input is gpuprobe JSON.
+std::string Where(const std::string& context, const char* key) { return fmt::format("'{}{}'", context, key); }
+
+// A number within what `quantity` allows, read without any conversion that could be
+// undefined (the range is checked on the double before an integer is made of it).
+core::Status ReadNumber(const json& j, const char* key, Quantity quantity, const std::string& context, std::optional<double>* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return core::Status::Ok();
-  if constexpr (std::is_same_v<T, bool>) {
-    if (!it->is_boolean()) return core::Status::ParseError(fmt::format("gpuprobe JSON: '{}' must be true or false", key));
-    *out = it->get<bool>();
-  } else {
-    if (!it->is_number()) return core::Status::ParseError(fmt::format("gpuprobe JSON: '{}' must be a number", key));
-    *out = it->get<T>();
-  }
+  if (!it->is_number()) return core::Status::ParseError(Where(context, key) + " must be a number");
+  double value = it->get<double>();
+  smi::Diagnostics notes;
+  *out = smi::Checked(value, quantity, key, fmt::format("{}", value), "", &notes);
+  if (!*out) return core::Status::ParseError(fmt::format("{} is {}, which is not a possible value", Where(context, key), it->dump()));
   return core::Status::Ok();
+}
+
+core::Status ReadInt(const json& j, const char* key, Quantity quantity, const std::string& context, std::optional<int>* out) {
+  std::optional<double> value;
+  GPUPROBE_RETURN_IF_ERROR(ReadNumber(j, key, quantity, context, &value));
+  if (value) *out = smi::ToInt(value);
+  return core::Status::Ok();
+}
+
+core::Status ReadBool(const json& j, const char* key, const std::string& context, std::optional<bool>* out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return core::Status::Ok();
+  if (!it->is_boolean()) return core::Status::ParseError(Where(context, key) + " must be true or false");
+  *out = it->get<bool>();
+  return core::Status::Ok();
+}
+
+core::Status ReadString(const json& j, const char* key, const std::string& context, std::string* out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return core::Status::Ok();
+  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a string");
+  *out = smi::ValidUtf8(it->get<std::string>());
+  return core::Status::Ok();
+}
+
+core::Status ReadHex(const json& j, const char* key, std::uint64_t max, const std::string& context, std::optional<std::uint64_t>* out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return core::Status::Ok();
+  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a hexadecimal string such as \"0x233510DE\"");
+  auto value = smi::Hex(it->get<std::string>());
+  if (!value || *value > max) return core::Status::ParseError(Where(context, key) + " is not a hexadecimal number in range");
+  *out = value;
+  return core::Status::Ok();
+}
+
+core::Result<ProcessInfo> ProcessFromJson(const json& p, const std::string& context) {
+  if (!p.is_object()) return core::Status::ParseError(fmt::format("'{}processes': every process must be an object", context));
+  ProcessInfo info;
+  std::optional<double> pid;
+  GPUPROBE_RETURN_IF_ERROR(ReadNumber(p, "pid", Quantity::kCount, context, &pid));
+  if (pid) {
+    auto checked = smi::ToUint32(pid);
+    if (!checked) return core::Status::ParseError(Where(context, "pid") + " is not a process id");
+    info.pid = *checked;
+  }
+  GPUPROBE_RETURN_IF_ERROR(ReadString(p, "type", context, &info.type));
+  GPUPROBE_RETURN_IF_ERROR(ReadString(p, "name", context, &info.name));
+  GPUPROBE_RETURN_IF_ERROR(ReadNumber(p, "used_memory_bytes", Quantity::kBytes, context, &info.used_memory_bytes));
+  GPUPROBE_RETURN_IF_ERROR(ReadInt(p, "gpu_instance_id", Quantity::kCount, context, &info.gpu_instance_id));
+  GPUPROBE_RETURN_IF_ERROR(ReadInt(p, "compute_instance_id", Quantity::kCount, context, &info.compute_instance_id));
+  return info;
 }
 
 }  // namespace
 
 json SnapshotToJson(const Snapshot& s) {
   json j;
-#define GPUPROBE_W(f) j[#f] = s.f;
+#define GPUPROBE_W(f) j[#f] = smi::ValidUtf8(s.f);
   GPUPROBE_STRING_FIELDS(GPUPROBE_W)
 #undef GPUPROBE_W
-#define GPUPROBE_W(f) j[#f] = Opt(s.f);
+#define GPUPROBE_W(f, q) j[#f] = Opt(s.f);
   GPUPROBE_DOUBLE_FIELDS(GPUPROBE_W)
   GPUPROBE_INT_FIELDS(GPUPROBE_W)
+#undef GPUPROBE_W
+#define GPUPROBE_W(f) j[#f] = Opt(s.f);
   GPUPROBE_BOOL_FIELDS(GPUPROBE_W)
 #undef GPUPROBE_W
   j["pci_device_id"] = s.pci_device_id ? json(fmt::format("0x{:08X}", *s.pci_device_id)) : json(nullptr);
   j["clock_event_reasons"] = s.clock_event_reasons ? json(fmt::format("0x{:016X}", *s.clock_event_reasons)) : json(nullptr);
+  j["fan_speed_error"] = s.fan_speed_error;
   j["processes_known"] = s.processes_known;
+  j["graphics_processes_known"] = s.graphics_processes_known;
   j["processes"] = json::array();
   for (const auto& p : s.processes) {
-    j["processes"].push_back({{"pid", p.pid}, {"type", p.type}, {"name", p.name}, {"used_memory_bytes", Opt(p.used_memory_bytes)},
-                              {"gpu_instance_id", Opt(p.gpu_instance_id)}, {"compute_instance_id", Opt(p.compute_instance_id)}});
+    j["processes"].push_back({{"pid", p.pid}, {"type", smi::ValidUtf8(p.type)}, {"name", smi::ValidUtf8(p.name)},
+                              {"used_memory_bytes", Opt(p.used_memory_bytes)}, {"gpu_instance_id", Opt(p.gpu_instance_id)},
+                              {"compute_instance_id", Opt(p.compute_instance_id)}});
   }
   j["mig_instances"] = json::array();
   for (const auto& m : s.mig_instances) {
@@ -75,54 +145,51 @@ json SnapshotToJson(const Snapshot& s) {
   return j;
 }
 
-core::Result<Snapshot> SnapshotFromJson(const json& j) {
-  if (!j.is_object()) return core::Status::ParseError("gpuprobe JSON: every GPU must be an object");
+core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& context) {
+  if (!j.is_object()) return core::Status::ParseError(fmt::format("'{}': every GPU must be an object", context));
   Snapshot s;
-#define GPUPROBE_R(f)                                                                                  \
-  if (j.contains(#f) && !j[#f].is_null()) {                                                            \
-    if (!j[#f].is_string()) return core::Status::ParseError("gpuprobe JSON: '" #f "' must be a string"); \
-    s.f = j[#f].get<std::string>();                                                                    \
-  }
+#define GPUPROBE_R(f) GPUPROBE_RETURN_IF_ERROR(ReadString(j, #f, context, &s.f));
   GPUPROBE_STRING_FIELDS(GPUPROBE_R)
 #undef GPUPROBE_R
-#define GPUPROBE_R(f) GPUPROBE_RETURN_IF_ERROR(Read(j, #f, &s.f));
+#define GPUPROBE_R(f, q) GPUPROBE_RETURN_IF_ERROR(ReadNumber(j, #f, Quantity::q, context, &s.f));
   GPUPROBE_DOUBLE_FIELDS(GPUPROBE_R)
+#undef GPUPROBE_R
+#define GPUPROBE_R(f, q) GPUPROBE_RETURN_IF_ERROR(ReadInt(j, #f, Quantity::q, context, &s.f));
   GPUPROBE_INT_FIELDS(GPUPROBE_R)
+#undef GPUPROBE_R
+#define GPUPROBE_R(f) GPUPROBE_RETURN_IF_ERROR(ReadBool(j, #f, context, &s.f));
   GPUPROBE_BOOL_FIELDS(GPUPROBE_R)
 #undef GPUPROBE_R
-  auto hex = [&](const char* key) -> std::optional<std::uint64_t> {
-    if (!j.contains(key) || !j[key].is_string()) return std::nullopt;
-    try {
-      return std::stoull(j[key].get<std::string>(), nullptr, 16);
-    } catch (...) {
-      return std::nullopt;
-    }
-  };
-  if (auto id = hex("pci_device_id")) s.pci_device_id = static_cast<std::uint32_t>(*id);
-  s.clock_event_reasons = hex("clock_event_reasons");
-  s.processes_known = j.value("processes_known", false);
-  if (j.contains("processes") && j["processes"].is_array()) {
+  std::optional<std::uint64_t> device_id, reasons;
+  GPUPROBE_RETURN_IF_ERROR(ReadHex(j, "pci_device_id", 0xFFFFFFFFull, context, &device_id));
+  GPUPROBE_RETURN_IF_ERROR(ReadHex(j, "clock_event_reasons", ~0ull, context, &reasons));
+  if (device_id) s.pci_device_id = static_cast<std::uint32_t>(*device_id);
+  s.clock_event_reasons = reasons;
+  std::optional<bool> known, graphics_known, fan_error;
+  GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "fan_speed_error", context, &fan_error));
+  s.fan_speed_error = fan_error.value_or(false);
+  GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "processes_known", context, &known));
+  GPUPROBE_RETURN_IF_ERROR(ReadBool(j, "graphics_processes_known", context, &graphics_known));
+  s.processes_known = known.value_or(false);
+  s.graphics_processes_known = graphics_known.value_or(true);
+  if (j.contains("processes")) {
+    if (!j["processes"].is_array()) return core::Status::ParseError(Where(context, "processes") + " must be a list");
     for (const auto& p : j["processes"]) {
-      if (!p.is_object()) return core::Status::ParseError("gpuprobe JSON: every process must be an object");
-      ProcessInfo info;
-      if (p.contains("pid") && p["pid"].is_number_unsigned()) info.pid = p["pid"].get<std::uint32_t>();
-      if (p.contains("type") && p["type"].is_string()) info.type = p["type"].get<std::string>();
-      if (p.contains("name") && p["name"].is_string()) info.name = p["name"].get<std::string>();
-      GPUPROBE_RETURN_IF_ERROR(Read(p, "used_memory_bytes", &info.used_memory_bytes));
-      GPUPROBE_RETURN_IF_ERROR(Read(p, "gpu_instance_id", &info.gpu_instance_id));
-      GPUPROBE_RETURN_IF_ERROR(Read(p, "compute_instance_id", &info.compute_instance_id));
-      s.processes.push_back(info);
+      auto info = ProcessFromJson(p, context);
+      if (!info.ok()) return info.status();
+      s.processes.push_back(std::move(info.value()));
     }
   }
-  if (j.contains("mig_instances") && j["mig_instances"].is_array()) {
+  if (j.contains("mig_instances")) {
+    if (!j["mig_instances"].is_array()) return core::Status::ParseError(Where(context, "mig_instances") + " must be a list");
     for (const auto& m : j["mig_instances"]) {
-      if (!m.is_object()) return core::Status::ParseError("gpuprobe JSON: every MIG instance must be an object");
+      if (!m.is_object()) return core::Status::ParseError(fmt::format("'{}mig_instances': every MIG instance must be an object", context));
       MigInstance mig;
-      GPUPROBE_RETURN_IF_ERROR(Read(m, "gpu_instance_id", &mig.gpu_instance_id));
-      GPUPROBE_RETURN_IF_ERROR(Read(m, "compute_instance_id", &mig.compute_instance_id));
-      GPUPROBE_RETURN_IF_ERROR(Read(m, "sm_count", &mig.sm_count));
-      GPUPROBE_RETURN_IF_ERROR(Read(m, "memory_total_bytes", &mig.memory_total_bytes));
-      GPUPROBE_RETURN_IF_ERROR(Read(m, "memory_used_bytes", &mig.memory_used_bytes));
+      GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "gpu_instance_id", Quantity::kCount, context, &mig.gpu_instance_id));
+      GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "compute_instance_id", Quantity::kCount, context, &mig.compute_instance_id));
+      GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "sm_count", Quantity::kCount, context, &mig.sm_count));
+      GPUPROBE_RETURN_IF_ERROR(ReadNumber(m, "memory_total_bytes", Quantity::kBytes, context, &mig.memory_total_bytes));
+      GPUPROBE_RETURN_IF_ERROR(ReadNumber(m, "memory_used_bytes", Quantity::kBytes, context, &mig.memory_used_bytes));
       s.mig_instances.push_back(mig);
     }
   }
@@ -130,8 +197,9 @@ core::Result<Snapshot> SnapshotFromJson(const json& j) {
 }
 
 core::Result<std::vector<Snapshot>> ParseSnapshotJson(std::string_view text) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return core::Status::ParseError("not valid JSON (truncated or corrupted?)");
+  auto parsed = core::ParseJsonInput(text, "gpuprobe JSON");
+  if (!parsed.ok()) return parsed.status();
+  const json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string() ||
       doc["schema"].get<std::string>().rfind("gpuprobe.inspect.", 0) != 0) {
     return core::Status::ParseError("not a gpuprobe inspect document (expected \"schema\": \"gpuprobe.inspect.v1\")");
@@ -140,8 +208,8 @@ core::Result<std::vector<Snapshot>> ParseSnapshotJson(std::string_view text) {
     return core::Status::ParseError("gpuprobe inspect document lists no GPU");
   }
   std::vector<Snapshot> out;
-  for (const auto& g : doc["gpus"]) {
-    auto s = SnapshotFromJson(g);
+  for (size_t i = 0; i < doc["gpus"].size(); ++i) {
+    auto s = SnapshotFromJson(doc["gpus"][i], fmt::format("gpus[{}].", i));
     if (!s.ok()) return s.status();
     out.push_back(std::move(s.value()));
   }

@@ -14,10 +14,14 @@
 
 namespace gpuprobe::telemetry {
 
+/// Every string is written as valid UTF-8 (invalid bytes become U+FFFD), so dumping the JSON
+/// never throws.
 nlohmann::json SnapshotToJson(const Snapshot& snapshot);
-/// ParseError naming the field whose type is wrong.
-core::Result<Snapshot> SnapshotFromJson(const nlohmann::json& json);
-/// Reads a document with "schema": "gpuprobe.inspect.v1" and a "gpus" list.
+/// ParseError naming the field (prefixed with `context`, e.g. "gpus[0].") whose type is
+/// wrong or whose value is not possible (negative memory, 10^30 MHz, a fractional pid).
+core::Result<Snapshot> SnapshotFromJson(const nlohmann::json& json, const std::string& context = "");
+/// Reads a document with "schema": "gpuprobe.inspect.v1" and a "gpus" list, with the depth
+/// limit and line/column errors of core::ParseJsonInput.
 core::Result<std::vector<Snapshot>> ParseSnapshotJson(std::string_view text);
 
 }  // namespace gpuprobe::telemetry

@@ -237,9 +237,9 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int*
 }
 /* Processes: "gpuN.processes=pid:bytes,pid:bytes"; layout "wide" (32-byte, 535.43-535.85) when
  * the fixture says layout=535; the two-call pattern with INSUFFICIENT_SIZE as the driver does. */
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count, void* infos) {
+static nvmlReturn_t process_list(nvmlDevice_t d, const char* which, unsigned int* count, void* infos) {
   char key[96];
-  const char* list = dev_key(d, "processes", key, sizeof key);
+  const char* list = dev_key(d, which, key, sizeof key);
   const char* layout = get("layout");
   int wide = layout && strcmp(layout, "535") == 0;
   unsigned int n = 0;
@@ -275,6 +275,13 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
   }
   *count = n;
   return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count, void* infos) {
+  return process_list(d, "processes", count, infos);
+}
+/* Graphics processes: "gpuN.graphics_processes=pid:bytes,..." (same layout). */
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int* count, void* infos) {
+  return process_list(d, "graphics_processes", count, infos);
 }
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, unsigned int size) {
   char key[64];

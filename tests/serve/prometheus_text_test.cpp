@@ -1,3 +1,7 @@
+#include <cstdlib>
+#include <limits>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "model/fixture.h"
@@ -57,6 +61,23 @@ TEST(PrometheusText, LabelValuesAreEscaped) {
   odd.utilization_gpu_percent = 5;
   std::string text = RenderMetrics({odd}, {}, PollHealth{}, "h");
   EXPECT_NE(text.find(R"(model_name="GPU \"quoted\"\nname")"), std::string::npos) << text;
+}
+
+TEST(PrometheusText, SampleValuesAreTheShortestRoundTripForm) {
+  EXPECT_EQ(FormatSampleValue(0.3), "0.3");
+  EXPECT_EQ(FormatSampleValue(100), "100");
+  EXPECT_EQ(FormatSampleValue(627.32), "627.32");
+  EXPECT_EQ(FormatSampleValue(1e21), "1e+21");
+  EXPECT_EQ(FormatSampleValue(std::numeric_limits<double>::quiet_NaN()), "NaN");
+  EXPECT_EQ(FormatSampleValue(-std::numeric_limits<double>::infinity()), "-Inf");
+  // Whatever the value, the text reads back as exactly the same double.
+  for (double v : {0.1 + 0.2, 1.0 / 3.0, 143771.0 * 1024 * 1024, 5e-324, 1.7976931348623157e308}) {
+    EXPECT_EQ(std::strtod(FormatSampleValue(v).c_str(), nullptr), v) << FormatSampleValue(v);
+  }
+  PollHealth health;
+  health.last_poll_duration_seconds = 0.3;
+  std::string text = RenderMetrics({}, {}, health, "h");
+  EXPECT_NE(text.find("gpuprobe_poll_duration_seconds 0.3\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "model/fixture.h"
 #include "telemetry/capture_reader.h"
 #include "telemetry/smi_csv.h"
+#include "telemetry/smi_table_parser.h"
 #include "telemetry/smi_text_parser.h"
 #include "telemetry/smi_xml_parser.h"
 
@@ -188,6 +189,94 @@ TEST(XmlCapture, MigDevicesAndAttachedGpuMismatchWarning) {
   bool warned = false;
   for (const auto& w : parsed->warnings) warned |= w.find("attached_gpus") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+TEST(EccLayouts, EveryLayoutGivesTheSameTotals) {
+  // Pascal-era blocks with a total, the same without one (summed), Ampere's sram/dram, and
+  // the 535+ parity/SEC-DED split.
+  const char* kLayouts[] = {
+      "<single_bit><device_memory>3</device_memory><l1_cache>N/A</l1_cache><total>3</total></single_bit>"
+      "<double_bit><device_memory>2</device_memory><total>2</total></double_bit>",
+      "<single_bit><device_memory>1</device_memory><register_file>2</register_file></single_bit>"
+      "<double_bit><device_memory>2</device_memory><l2_cache>N/A</l2_cache></double_bit>",
+      "<sram_correctable>1</sram_correctable><sram_uncorrectable>1</sram_uncorrectable>"
+      "<dram_correctable>2</dram_correctable><dram_uncorrectable>1</dram_uncorrectable>",
+      "<sram_correctable>0</sram_correctable><sram_uncorrectable_parity>1</sram_uncorrectable_parity>"
+      "<sram_uncorrectable_secded>0</sram_uncorrectable_secded><dram_correctable>3</dram_correctable>"
+      "<dram_uncorrectable>1</dram_uncorrectable>"};
+  for (const char* layout : kLayouts) {
+    std::string xml = std::string("<nvidia_smi_log><gpu id=\"0\"><product_name>A</product_name><ecc_errors><aggregate>") + layout +
+                      "</aggregate></ecc_errors></gpu></nvidia_smi_log>";
+    auto parsed = ParseSmiXml(xml);
+    ASSERT_TRUE(parsed.ok()) << layout;
+    EXPECT_EQ(parsed->gpus[0].ecc_corrected_aggregate, 3.0) << layout;
+    EXPECT_EQ(parsed->gpus[0].ecc_uncorrected_aggregate, 2.0) << layout;
+    EXPECT_FALSE(parsed->gpus[0].ecc_uncorrected_volatile.has_value()) << layout;
+  }
+  auto text = ParseSmiText(
+      "==============NVSMI LOG==============\nGPU 00000000:01:00.0\n    Product Name : A\n    ECC Errors\n        Volatile\n"
+      "            Single Bit\n                Device Memory : 0\n                Total : 0\n            Double Bit\n"
+      "                Device Memory : 0\n                Total : 0\n        Aggregate\n            Single Bit\n"
+      "                Device Memory : 7\n                Total : 7\n            Double Bit\n                Device Memory : 4\n"
+      "                Total : 4\n");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ((*text)[0].ecc_corrected_aggregate, 7.0);
+  EXPECT_EQ((*text)[0].ecc_uncorrected_aggregate, 4.0);
+  EXPECT_EQ((*text)[0].ecc_uncorrected_volatile, 0.0);
+}
+
+TEST(Captures, TheK80sOldEccSchemaIsReadNotNa) {
+  auto parsed = ParseSmiXml(ReadFixture("captures_public/xml/4x-tesla-k80__driver-430.26__linux__openpai.xml"));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->gpus[0].ecc_corrected_aggregate, 7.0);
+  EXPECT_EQ(parsed->gpus[0].ecc_uncorrected_aggregate, 7.0);
+  EXPECT_EQ(parsed->gpus[1].ecc_corrected_aggregate, 34.0);
+  EXPECT_EQ(parsed->gpus[1].ecc_uncorrected_aggregate, 4.0);
+  EXPECT_EQ(parsed->gpus[0].retired_pages_dbe, 1.0);
+  EXPECT_EQ(parsed->gpus[0].ecc_uncorrected_volatile, 0.0);
+}
+
+TEST(Captures, EveryPublicCaptureReadsInItsFormat) {
+  for (const char* dir : {"captures_public/xml", "captures_public/q-text", "captures_public/table", "captures_public/csv"}) {
+    for (const auto& file : FilesIn(dir, std::string(dir).find("xml") != std::string::npos ? ".xml"
+                                              : std::string(dir).find("csv") != std::string::npos ? ".csv" : ".txt")) {
+      auto capture = ReadCapture(ReadFixture(file));
+      ASSERT_TRUE(capture.ok()) << file << ": " << capture.status().ToString();
+      CaptureFormat want = std::string(dir).find("xml") != std::string::npos      ? CaptureFormat::kXml
+                           : std::string(dir).find("q-text") != std::string::npos ? CaptureFormat::kText
+                           : std::string(dir).find("table") != std::string::npos  ? CaptureFormat::kTable
+                                                                                  : CaptureFormat::kCsv;
+      EXPECT_EQ(capture->format, want) << file;
+    }
+  }
+}
+
+TEST(Captures, TheTableReadsItsBoxesAndProcesses) {
+  auto capture = ReadCapture(ReadFixture("captures_public/table/8x-geforce-gtx-1080-ti__driver-390.25__linux__nvidia-htop.txt"));
+  ASSERT_TRUE(capture.ok());
+  const auto& gpus = capture->sets[0].gpus;
+  ASSERT_EQ(gpus.size(), 8u);
+  EXPECT_EQ(gpus[1].pci_bus_id, "00000000:05:00.0");
+  EXPECT_EQ(*gpus[1].temperature_celsius, 83);
+  EXPECT_EQ(*gpus[7].power_draw_watts, 249);
+  EXPECT_EQ(*gpus[7].power_limit_watts, 250);
+  EXPECT_DOUBLE_EQ(*gpus[4].memory_used_bytes, 5964 * kMiB);
+  ASSERT_EQ(gpus[3].processes.size(), 2u);
+  EXPECT_EQ(gpus[3].processes[0].name, "...ware/MATLAB/matlab94/bin/glnxa64/MATLAB");
+  EXPECT_EQ(gpus[4].processes.size(), 4u);
+  EXPECT_EQ(gpus[0].driver_version, "390.25");
+  auto windows = ReadCapture(ReadFixture("nvidia-smi/captures/windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.txt"));
+  ASSERT_TRUE(windows.ok());
+  for (const auto& section : CaptureSections(ReadFixture("nvidia-smi/captures/windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.txt"))) {
+    if (section.command.rfind("nvidia-smi (default table)", 0) != 0 || section.state != "load") continue;
+    auto table = ParseSmiTable(section.body);
+    ASSERT_TRUE(table.ok());
+    EXPECT_EQ((*table)[0].driver_model, "WDDM");  // the Windows column, not persistence
+    EXPECT_FALSE((*table)[0].persistence_mode.has_value());
+    ASSERT_EQ((*table)[0].processes.size(), 12u);
+    EXPECT_EQ((*table)[0].processes[8].name, "...m Files\\NZXT CAM\\NZXT CAM.exe");
+    EXPECT_EQ((*table)[0].processes[10].type, "C");
+  }
 }
 
 }  // namespace

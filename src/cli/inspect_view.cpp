@@ -1,0 +1,264 @@
+#include "cli/inspect_view.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "core/units.h"
+#include "report/table.h"
+
+namespace gpuprobe::cli {
+namespace {
+
+using telemetry::Snapshot;
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string Opt(const std::optional<double>& v, const char* format_spec, const std::string& none) {
+  return v ? fmt::format(fmt::runtime(format_spec), *v) : none;
+}
+
+std::string ReasonText(std::uint64_t bits) {
+  using namespace telemetry::clock_event;
+  static const std::pair<std::uint64_t, const char*> kNames[] = {
+      {kGpuIdle, "idle"},           {kApplicationsClocks, "app clocks"}, {kSwPowerCap, "SW power cap"},
+      {kHwSlowdown, "HW slowdown"}, {kHwThermal, "HW thermal"},          {kHwPowerBrake, "HW power brake"},
+      {kSwThermal, "SW thermal"},   {kSyncBoost, "sync boost"},          {kDisplayClock, "display clock"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if (bits & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
+// "Gen1 x16 of Gen4 x16"; every part that was not reported is left out (never "Gen0 x0").
+std::string PcieText(const Snapshot& s, const report::Texts& t) {
+  std::string now = Join({s.pcie_generation_current ? fmt::format("Gen{}", *s.pcie_generation_current) : "",
+                          s.pcie_width_current ? fmt::format("x{}", *s.pcie_width_current) : ""}, " ");
+  std::string max = Join({s.pcie_generation_max ? fmt::format("Gen{}", *s.pcie_generation_max) : "",
+                          s.pcie_width_max ? fmt::format("x{}", *s.pcie_width_max) : ""}, " ");
+  now.erase(0, now.find_first_not_of(' '));
+  max.erase(0, max.find_first_not_of(' '));
+  std::string out = now.empty() ? t.Get("inspect.not_reported") : now;
+  if (!max.empty()) out += Tr(t, "inspect.pcie.of_max", fmt::arg("max", max));
+  if (s.pcie_replay_count) out += Tr(t, "inspect.pcie.replays", fmt::arg("count", fmt::format("{:.0f}", *s.pcie_replay_count)));
+  return out;
+}
+
+std::string TemperatureText(const Snapshot& s, const report::Texts& t) {
+  std::string out = s.temperature_celsius ? fmt::format("{:.0f} C", *s.temperature_celsius) : t.Get("inspect.not_reported");
+  if (s.temperature_slowdown_celsius) {
+    out += Tr(t, "inspect.temperature.slowdown", fmt::arg("threshold", fmt::format("{:.0f}", *s.temperature_slowdown_celsius)));
+  } else if (s.temperature_margin_celsius) {
+    out += Tr(t, "inspect.temperature.tlimit", fmt::arg("tlimit", fmt::format("{:.0f}", *s.temperature_margin_celsius)),
+              fmt::arg("slowdown_tlimit", Opt(s.temperature_slowdown_tlimit_celsius, "{:.0f}", "?")));
+  }
+  return out;
+}
+
+std::string SpecText(const SpecMatch& m, const report::Texts& t) {
+  std::string id = m.pci_device_id.empty() ? t.Get("inspect.not_reported") : m.pci_device_id;
+  if (m.spec == nullptr) return Tr(t, "inspect.spec.none", fmt::arg("id", id));
+  return Tr(t, m.by == "pci_device_id" ? "inspect.spec.by_pci" : "inspect.spec.by_name", fmt::arg("name", m.spec->name), fmt::arg("id", id));
+}
+
+std::string ModesText(const Snapshot& s) {
+  std::vector<std::string> modes;
+  if (!s.performance_state.empty()) modes.push_back(s.performance_state);
+  if (s.persistence_mode) modes.push_back(*s.persistence_mode ? "persistence on" : "persistence off");
+  if (!s.driver_model.empty()) modes.push_back("driver model " + s.driver_model);
+  if (s.display_active && *s.display_active) modes.push_back("display active");
+  if (!s.virtualization_mode.empty() && s.virtualization_mode != "None") modes.push_back("virtualization " + s.virtualization_mode);
+  if (s.mig_enabled) modes.push_back(*s.mig_enabled ? fmt::format("MIG on ({} instances)", s.mig_instances.size()) : "MIG off");
+  if (!s.compute_mode.empty()) modes.push_back("compute " + s.compute_mode);
+  return Join(modes, ", ");
+}
+
+std::string ProcessTable(const Snapshot& s, const report::Texts& t, int width) {
+  report::TextTable table({t.Get("inspect.process.pid"), t.Get("inspect.process.type"), t.Get("inspect.process.memory"),
+                           t.Get("inspect.process.name")});
+  table.SetAlign(0, report::Align::kRight);
+  table.SetAlign(2, report::Align::kRight);
+  std::vector<std::array<std::string, 3>> fixed;
+  int used = 0;
+  for (const auto& p : s.processes) {
+    fixed.push_back({std::to_string(p.pid), p.type.empty() ? "?" : p.type,
+                     p.used_memory_bytes ? core::FormatBytesBinary(*p.used_memory_bytes) : t.Get("inspect.process.memory_na")});
+  }
+  std::array<int, 3> widths = {report::DisplayWidth(t.Get("inspect.process.pid")), report::DisplayWidth(t.Get("inspect.process.type")),
+                               report::DisplayWidth(t.Get("inspect.process.memory"))};
+  for (const auto& row : fixed) {
+    for (size_t c = 0; c < 3; ++c) widths[c] = std::max(widths[c], report::DisplayWidth(row[c]));
+  }
+  used = 4 + widths[0] + widths[1] + widths[2] + 3 * 2;
+  int name_width = std::max(16, width - used);
+  for (size_t i = 0; i < s.processes.size(); ++i) {
+    const std::string& name = s.processes[i].name;
+    table.AddRow({fixed[i][0], fixed[i][1], fixed[i][2], name.empty() ? "?" : ElideMiddle(name, name_width)});
+  }
+  return table.Render(4);
+}
+
+}  // namespace
+
+SpecMatch MatchSpec(const Snapshot& gpu, const model::SpecDatabase& db) {
+  SpecMatch m;
+  if (gpu.pci_device_id) {
+    // nvidia-smi prints the device id with the vendor in the low half (0x233510DE); some
+    // drivers print the device alone (0x1E81).
+    std::uint32_t raw = *gpu.pci_device_id;
+    bool combined = raw > 0xFFFF;
+    std::uint32_t device = combined ? raw >> 16 : raw;
+    m.pci_device_id = fmt::format("0x{:04x}", device);
+    if (!combined || (raw & 0xFFFF) == 0x10DE) {
+      for (const auto& g : db.gpus()) {
+        if (std::find(g.pci_device_ids.begin(), g.pci_device_ids.end(), m.pci_device_id) != g.pci_device_ids.end()) {
+          m.spec = &g;
+          m.by = "pci_device_id";
+          return m;
+        }
+      }
+    }
+  }
+  if (gpu.name.empty() || gpu.name.find("...") != std::string::npos) return m;  // a cut name matches nothing reliably
+  for (std::string name : {gpu.name, gpu.name.rfind("NVIDIA ", 0) == 0 ? gpu.name.substr(7) : std::string()}) {
+    if (name.empty()) continue;
+    auto found = db.Candidates(Lower(name));
+    if (found.size() == 1) {
+      m.spec = found.front();
+      m.by = "name";
+      return m;
+    }
+  }
+  return m;
+}
+
+nlohmann::json SpecMatchJson(const SpecMatch& m) {
+  return {{"matched", m.spec ? nlohmann::json(m.spec->name) : nlohmann::json(nullptr)},
+          {"by", m.by.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.by)},
+          {"pci_device_id", m.pci_device_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.pci_device_id)}};
+}
+
+std::string ElideMiddle(std::string_view text, int width) {
+  if (report::DisplayWidth(text) <= width) return std::string(text);
+  if (width < 5) width = 5;
+  // Split on code points so a multi-byte character is never cut.
+  std::vector<std::string_view> points;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+    length = std::min(length, text.size() - i);
+    points.push_back(text.substr(i, length));
+    i += length;
+  }
+  // Keep the end (the file name) whole where it fits, the start for context.
+  int budget = width - 3;
+  size_t slash = text.find_last_of("/\\");
+  int tail_want = slash == std::string_view::npos ? budget / 2 : report::DisplayWidth(text.substr(slash));
+  int tail_budget = std::min(budget - std::min(budget / 3, 8), std::max(budget / 2, tail_want));
+  std::string tail;
+  int tail_width = 0;
+  for (size_t k = points.size(); k-- > 0;) {
+    int w = report::DisplayWidth(points[k]);
+    if (tail_width + w > tail_budget) break;
+    tail.insert(0, points[k]);
+    tail_width += w;
+  }
+  std::string head;
+  int head_width = 0;
+  for (const auto& p : points) {
+    int w = report::DisplayWidth(p);
+    if (head_width + w > budget - tail_width) break;
+    head += p;
+    head_width += w;
+  }
+  return head + "..." + tail;
+}
+
+int TerminalWidth() {
+  if (const char* columns = std::getenv("COLUMNS")) {
+    int value = std::atoi(columns);
+    if (value >= 20 && value <= 1000) return value;
+  }
+  struct winsize size = {};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) return size.ws_col;
+  return 100;
+}
+
+std::string RenderGpu(const Snapshot& s, const SpecMatch& spec, const report::Texts& t, int width) {
+  const std::string na = t.Get("inspect.not_reported");
+  report::TextTable table;
+  table.AddSection(fmt::format("GPU {}: {}  {}", s.index.value_or(0), s.name.empty() ? t.Get("inspect.unnamed") : s.name, s.pci_bus_id));
+  auto row = [&](const char* key, std::string value, const char* meaning_key) {
+    table.AddRow({t.Get(key), std::move(value), meaning_key ? t.Get(meaning_key) : ""});
+  };
+  row("inspect.row.identity", fmt::format("{}{}", s.architecture.empty() ? "" : s.architecture + ", ", s.uuid.empty() ? na : s.uuid), nullptr);
+  row("inspect.row.spec", SpecText(spec, t), nullptr);
+  if (!s.driver_version.empty()) {
+    row("inspect.row.driver", fmt::format("{}{}", s.driver_version, s.cuda_version.empty() ? "" : ", CUDA " + s.cuda_version + " max"), nullptr);
+  }
+  if (s.memory_total_bytes || s.memory_used_bytes) {
+    row("inspect.row.memory",
+        fmt::format("{} / {}{}", s.memory_used_bytes ? core::FormatBytesBinary(*s.memory_used_bytes) : na,
+                    s.memory_total_bytes ? core::FormatBytesBinary(*s.memory_total_bytes) : na,
+                    s.memory_reserved_bytes ? Tr(t, "inspect.memory.reserved", fmt::arg("reserved", core::FormatBytesBinary(*s.memory_reserved_bytes))) : ""),
+        "inspect.row.memory.meaning");
+  }
+  std::string util = fmt::format("GPU {}  memory {}", Opt(s.utilization_gpu_percent, "{:.0f}%", na), Opt(s.utilization_memory_percent, "{:.0f}%", na));
+  if (s.utilization_encoder_percent || s.utilization_decoder_percent) {
+    util += fmt::format("  enc {}  dec {}", Opt(s.utilization_encoder_percent, "{:.0f}%", na), Opt(s.utilization_decoder_percent, "{:.0f}%", na));
+  }
+  row("inspect.row.utilization", util, "inspect.row.utilization.meaning");
+  if (s.power_draw_watts || s.power_limit_watts) {
+    row("inspect.row.power", fmt::format("{} / {}", Opt(s.power_draw_watts, "{:.0f} W", na), Opt(s.power_limit_watts, "{:.0f} W", na)),
+        "inspect.row.power.meaning");
+  }
+  if (s.temperature_celsius || s.temperature_margin_celsius) row("inspect.row.temperature", TemperatureText(s, t), "inspect.row.temperature.meaning");
+  if (s.sm_clock_mhz) {
+    row("inspect.row.clocks",
+        fmt::format("SM {} / {}  memory {} / {}", Opt(s.sm_clock_mhz, "{:.0f}", na), Opt(s.sm_clock_max_mhz, "{:.0f} MHz", na),
+                    Opt(s.memory_clock_mhz, "{:.0f}", na), Opt(s.memory_clock_max_mhz, "{:.0f} MHz", na)),
+        "inspect.row.clocks.meaning");
+  }
+  if (s.clock_event_reasons) row("inspect.row.throttle", ReasonText(*s.clock_event_reasons), "inspect.row.throttle.meaning");
+  if (s.pcie_generation_current || s.pcie_width_current || s.pcie_generation_max || s.pcie_width_max) {
+    row("inspect.row.pcie", PcieText(s, t), "inspect.row.pcie.meaning");
+  }
+  if (s.ecc_enabled || s.ecc_uncorrected_volatile) {
+    std::string ecc = s.ecc_enabled ? (*s.ecc_enabled ? "on" : "off") : na;
+    if (s.ecc_corrected_volatile || s.ecc_uncorrected_volatile) {
+      ecc += fmt::format(", {} / {}", Opt(s.ecc_corrected_volatile, "{:.0f}", na), Opt(s.ecc_uncorrected_volatile, "{:.0f}", na));
+    }
+    row("inspect.row.ecc", ecc, "inspect.row.ecc.meaning");
+  }
+  std::string modes = ModesText(s);
+  if (!modes.empty()) row("inspect.row.modes", modes, nullptr);
+  std::string out = table.Render(2);
+  if (s.processes_known) {
+    if (s.processes.empty()) {
+      out += "    " + t.Get("inspect.row.processes") + ": " + t.Get("inspect.none") + "\n";
+    } else {
+      out += "    " + t.Get("inspect.row.processes") + ":\n" + ProcessTable(s, t, width);
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuprobe::cli
