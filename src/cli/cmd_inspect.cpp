@@ -88,7 +88,7 @@ core::Result<Reading> ReadState(const InspectOptions& o) {
 }
 
 const model::SpecDatabase* Specs() {
-  auto db = EmbeddedSpecDatabase();
+  auto db = summary::EmbeddedSpecDatabase();
   return db.ok() ? *db : nullptr;
 }
 

@@ -19,12 +19,6 @@ namespace {
 
 using telemetry::Snapshot;
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string Opt(const std::optional<double>& v, const char* format_spec, const std::string& none) {
   return v ? fmt::format(fmt::runtime(format_spec), *v) : none;
 }
@@ -118,6 +112,21 @@ std::string ProcessTable(const Snapshot& s, const report::Texts& t, int width) {
 
 }  // namespace
 
+std::string NormalizedGpuName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l == '-' || l == '_') l = ' ';
+    if (l == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += l;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  for (const char* prefix : {"nvidia ", "amd "}) {
+    if (out.rfind(prefix, 0) == 0) out = out.substr(std::string(prefix).size());
+  }
+  return out;
+}
+
 SpecMatch MatchSpec(const Snapshot& gpu, const model::SpecDatabase& db) {
   SpecMatch m;
   if (gpu.pci_device_id) {
@@ -138,11 +147,14 @@ SpecMatch MatchSpec(const Snapshot& gpu, const model::SpecDatabase& db) {
     }
   }
   if (gpu.name.empty() || gpu.name.find("...") != std::string::npos) return m;  // a cut name matches nothing reliably
-  for (std::string name : {gpu.name, gpu.name.rfind("NVIDIA ", 0) == 0 ? gpu.name.substr(7) : std::string()}) {
-    if (name.empty()) continue;
-    auto found = db.Candidates(Lower(name));
-    if (found.size() == 1) {
-      m.spec = found.front();
+  // By name, only a whole-name match (after case, "NVIDIA ", dashes and spaces): a partial
+  // match would name a Quadro P400 as a Quadro P4000.
+  std::string wanted = NormalizedGpuName(gpu.name);
+  for (const auto& g : db.gpus()) {
+    bool same = NormalizedGpuName(g.name) == wanted;
+    for (const auto& alias : g.aliases) same = same || NormalizedGpuName(alias) == wanted;
+    if (same) {
+      m.spec = &g;
       m.by = "name";
       return m;
     }

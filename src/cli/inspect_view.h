@@ -27,6 +27,9 @@ struct SpecMatch {
 /// exact name or alias, also without a leading "NVIDIA "). No match when the name is
 /// ambiguous.
 SpecMatch MatchSpec(const telemetry::Snapshot& gpu, const model::SpecDatabase& db);
+/// Lower case, dashes and repeated spaces as one space, without a leading "NVIDIA "/"AMD ":
+/// "NVIDIA Tesla P100-PCIE-16GB" -> "tesla p100 pcie 16gb".
+std::string NormalizedGpuName(std::string_view name);
 
 /// {"matched": name or null, "by": ..., "pci_device_id": ...}.
 nlohmann::json SpecMatchJson(const SpecMatch& match);
