@@ -46,6 +46,13 @@ std::string PeerLinkText(const GpuSpec& g, const report::Texts& t) {
                               : name;
 }
 
+// The spec data's own notes are English prose written with the figures; a Chinese reader gets
+// a pointer to them instead of an English sentence.
+std::string DataNote(const report::Texts& t, const std::string& note) {
+  if (note.empty() || t.language() == report::Language::kEn) return note;
+  return t.Get("gpus.show.data_note_english");
+}
+
 // One figure of `show`: label, value, and a line saying where it comes from.
 struct Line {
   std::string label, value, explanation;
@@ -87,7 +94,8 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
 
 std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", g.name, g.vendor, g.architecture, g.chip,
-                                g.compute_capability, t.Get("gpus.confidence"), g.confidence);
+                                g.compute_capability, t.Get("gpus.confidence"),
+                                t.Has("gpus.confidence." + g.confidence) ? t.Get("gpus.confidence." + g.confidence) : g.confidence);
 
   // Memory.
   std::vector<Line> memory;
@@ -193,13 +201,13 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   if (!g.pci_device_ids.empty()) {
     std::string ids;
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
-    links.push_back({t.Get("gpus.show.pci_id"), ids, g.pci_device_ids_source});
+    links.push_back({t.Get("gpus.show.pci_id"), ids, DataNote(t, g.pci_device_ids_source)});
   }
   links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
-  out += "\n" + t.Get("gpus.section.notes") + "\n  " + g.notes + "\n";
+  out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
   std::string sources;
   for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + s;
   out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";

@@ -10,12 +10,20 @@
 namespace gpuprobe::cli {
 namespace {
 
+// "2.00" -> "2", "0.50" -> "0.5": a factor in a formula reads better without padding.
+std::string Trimmed(std::string text) {
+  if (text.find('.') == std::string::npos) return text;
+  while (!text.empty() && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
 // Chinese counts large numbers in 万 (1e4), 亿 (1e8) and 万亿 (1e12): 7B is 70 亿.
 std::string ChineseCount(double value) {
   double magnitude = std::fabs(value);
-  if (magnitude >= 1e12) return core::FormatSignificant(value / 1e12) + " 万亿";
-  if (magnitude >= 1e8) return core::FormatSignificant(value / 1e8) + " 亿";
-  if (magnitude >= 1e4) return core::FormatSignificant(value / 1e4) + " 万";
+  if (magnitude >= 1e12) return Trimmed(core::FormatSignificant(value / 1e12)) + " 万亿";
+  if (magnitude >= 1e8) return Trimmed(core::FormatSignificant(value / 1e8)) + " 亿";
+  if (magnitude >= 1e4) return Trimmed(core::FormatSignificant(value / 1e4)) + " 万";
   return fmt::format("{:.0f}", value);
 }
 
@@ -33,14 +41,6 @@ std::string Dollars(double usd) {
 std::string Flop(double flop) {
   std::string text = core::FormatFlops(flop);  // "1.23 TFLOP/s"
   if (text.size() > 2 && text.compare(text.size() - 2, 2, "/s") == 0) text.resize(text.size() - 2);
-  return text;
-}
-
-// "2.00" -> "2", "0.50" -> "0.5": a factor in a formula reads better without padding.
-std::string Trimmed(std::string text) {
-  if (text.find('.') == std::string::npos) return text;
-  while (!text.empty() && text.back() == '0') text.pop_back();
-  if (!text.empty() && text.back() == '.') text.pop_back();
   return text;
 }
 

@@ -90,7 +90,9 @@ core::Status BuildJob(const PlanOptions& o, PlanReport* report) {
   job.lora_all_linears = o.lora_targets == "all";
   job.batch = o.batch;
   job.seq = o.seq;
-  if (report->traffic_requested && !o.seq_given) job.seq = *o.prompt_tokens + *o.output_tokens;
+  if (report->traffic_requested && !o.seq_given) {
+    job.seq = static_cast<std::int64_t>(*o.prompt_tokens) + static_cast<std::int64_t>(*o.output_tokens);
+  }
   job.lora_rank = o.lora_rank;
   job.tensor_parallel = o.tp;
   job.pipeline_parallel = o.pp;
@@ -126,7 +128,9 @@ core::Status CheckFlags(const PlanOptions& o) {
   GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kLoraRank, o.lora_rank, "--lora-rank"));
   GPUPROBE_RETURN_IF_ERROR(
       model::CheckQuantity(Quantity::kTokens, static_cast<double>(o.shared_prefix), "--shared-prefix", true));
-  if (!o.gpu.empty() || o.rps || o.users) GPUPROBE_RETURN_IF_ERROR(model::CheckGpuName(o.gpu, "--gpu"));
+  if (!o.gpu.empty()) GPUPROBE_RETURN_IF_ERROR(model::CheckGpuName(o.gpu, "--gpu"));
+  if (o.prompt_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.prompt_tokens, "--prompt-tokens"));
+  if (o.output_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.output_tokens, "--output-tokens"));
   const bool traffic = o.rps || o.users;
   const bool tokens = o.prompt_tokens && o.output_tokens;
   if (traffic ? !tokens : (o.prompt_tokens || o.output_tokens)) {
@@ -148,8 +152,8 @@ model::Traffic TrafficOf(const PlanOptions& o) {
   t.requests_per_second = o.rps.value_or(0);
   t.users = o.users.value_or(0);
   t.think_seconds = o.think_time;
-  t.prompt_tokens = o.prompt_tokens.value_or(0);
-  t.output_tokens = o.output_tokens.value_or(0);
+  t.prompt_tokens = static_cast<std::int64_t>(o.prompt_tokens.value_or(0));
+  t.output_tokens = static_cast<std::int64_t>(o.output_tokens.value_or(0));
   t.max_tpot_seconds = o.tpot_ms.value_or(0) / 1000.0;
   return t;
 }

@@ -27,7 +27,7 @@ struct PlanOptions {
   std::optional<double> rps, users;
   double think_time = 0;
   std::optional<double> tpot_ms;
-  std::optional<std::int64_t> prompt_tokens, output_tokens;
+  std::optional<double> prompt_tokens, output_tokens;  ///< checked as whole token counts
   std::vector<std::string> prices;
   std::string train_tokens;
   bool seq_given = false;  ///< --seq was on the command line (else traffic sets it to P + O)

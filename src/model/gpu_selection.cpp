@@ -30,8 +30,9 @@ Phrase LinkReason(const GpuSpec& g, const Job& job) {
   GpuLink pcie = PcieLink(g);
   Phrase out;
   if (peer.kind != LinkKind::kPcie && peer.kind != LinkKind::kNone && peer.bytes_per_s > 0) {
-    out = Say("gpus.reason.link").Sub("link", LinkName(g, peer)).Rate("bandwidth", peer.bytes_per_s)
-              .Rate("pcie", pcie.bytes_per_s);
+    out = pcie.bytes_per_s > 0 ? Say("gpus.reason.link").Sub("link", LinkName(g, peer)).Rate("bandwidth", peer.bytes_per_s)
+                                     .Rate("pcie", pcie.bytes_per_s)
+                               : Say("gpus.reason.link_no_pcie").Sub("link", LinkName(g, peer)).Rate("bandwidth", peer.bytes_per_s);
   } else if (pcie.bytes_per_s > 0) {
     out = Say("gpus.reason.pcie_only").Rate("pcie", pcie.bytes_per_s);
   }
