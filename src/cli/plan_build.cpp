@@ -137,6 +137,7 @@ core::Status CheckFlags(const PlanOptions& o) {
     return core::Status::InvalidArgument("traffic needs --rps R (or --users N) with --prompt-tokens P and --output-tokens O",
                                          "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200");
   }
+  if (o.think_time && !o.users) return core::Status::InvalidArgument("--think-time goes with --users (a closed loop of users)");
   if (o.tpot_ms) {
     if (!traffic) return core::Status::InvalidArgument("--tpot-ms is a latency target for --rps or --users");
     if (*o.tpot_ms <= 0) return core::Status::InvalidArgument("--tpot-ms must be a positive number of milliseconds");
@@ -151,7 +152,7 @@ model::Traffic TrafficOf(const PlanOptions& o) {
   model::Traffic t;
   t.requests_per_second = o.rps.value_or(0);
   t.users = o.users.value_or(0);
-  t.think_seconds = o.think_time;
+  t.think_seconds = o.think_time.value_or(0);
   t.prompt_tokens = static_cast<std::int64_t>(o.prompt_tokens.value_or(0));
   t.output_tokens = static_cast<std::int64_t>(o.output_tokens.value_or(0));
   t.max_tpot_seconds = o.tpot_ms.value_or(0) / 1000.0;

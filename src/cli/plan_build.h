@@ -25,7 +25,7 @@ struct PlanOptions {
   double headroom = 0.9;
   // Traffic, prices, a training run.
   std::optional<double> rps, users;
-  double think_time = 0;
+  std::optional<double> think_time;
   std::optional<double> tpot_ms;
   std::optional<double> prompt_tokens, output_tokens;  ///< checked as whole token counts
   std::vector<std::string> prices;
