@@ -48,7 +48,7 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
                                     e.price != nullptr ? Dollars(t, e.usd_per_million_calls) : "-"};
     if (llm) {
       row.push_back(Tr(t, *e.model_fits ? "advise.fits.yes" : "advise.fits.no", fmt::arg("total", core::FormatBytesBinary(e.model_bytes)),
-                       fmt::arg("usable", core::FormatBytesBinary(e.usable_bytes))));
+                       fmt::arg("usable", core::FormatBytesBinary(e.model_budget_bytes))));
     }
     table.AddRow(row);
   }
@@ -96,6 +96,7 @@ json AdviceToJson(const model::Workload& w, const model::CpuCapability& cpu, con
                            {"bandwidth_bytes_per_s", e.bandwidth_bytes_per_s}, {"usable_bytes", e.usable_bytes},
                            {"model_fits", e.model_fits ? json(*e.model_fits) : json(nullptr)},
                            {"model_bytes", e.model_fits ? json(e.model_bytes) : json(nullptr)},
+                           {"model_budget_bytes", e.model_fits ? json(e.model_budget_bytes) : json(nullptr)},
                            {"price", PriceJson(e.price)},
                            {"usd_per_million_calls", e.price != nullptr ? json(e.usd_per_million_calls) : json(nullptr)},
                            {"figures", GpuFiguresJson(*e.gpu, t)}});

@@ -93,7 +93,9 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
     e.usable_bytes = DriverUsableMemory(g).bytes;
     if (model_plan) {
       e.model_bytes = model_plan->total_bytes;
-      e.model_fits = CheckFit(*model_plan, model_job, e.usable_bytes).fits;
+      FitResult fit = CheckFit(*model_plan, model_job, e.usable_bytes);
+      e.model_fits = fit.fits;
+      e.model_budget_bytes = fit.usable_bytes;
     }
     double flops_time = w.flops / *peak * (w.branchy ? kDivergencePenalty : 1.0);
     double memory_time = w.bytes / *bandwidth;

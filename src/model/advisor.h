@@ -61,6 +61,7 @@ struct GpuEstimate {
   double usable_bytes = 0;            ///< driver-usable memory (model/spec_derivation.h)
   std::optional<bool> model_fits;     ///< LLM workloads: the planner's verdict for the model
   double model_bytes = 0;             ///< LLM workloads: the planned memory of the model on one GPU
+  double model_budget_bytes = 0;      ///< LLM workloads: usable x headroom, what model_bytes must fit in
   const GpuPrice* price = nullptr;    ///< when known
   double usd_per_million_calls = 0;   ///< price x total time; 0 when unpriced
 };

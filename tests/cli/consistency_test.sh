@@ -71,6 +71,7 @@ for g in $GPUS; do
     same "$name $m advise fits" "$fits" "$(jq "$sel | .model_fits" "$tmp/advise-$m.json")"
     same "$name $m advise planned bytes" "$(jq '.memory.total_bytes' "$tmp/plan.json")" "$(jq "$sel | .model_bytes" "$tmp/advise-$m.json")"
     same "$name $m advise usable" "$usable" "$(jq "$sel | .usable_bytes" "$tmp/advise-$m.json")"
+    same "$name $m advise budget" "$(jq '.fits[0].usable_bytes' "$tmp/plan.json")" "$(jq "$sel | .model_budget_bytes" "$tmp/advise-$m.json")"
     same "$name $m advise bandwidth" "$bandwidth" "$(jq "$sel | .bandwidth_bytes_per_s" "$tmp/advise-$m.json")"
     same "$name $m advise peak" "$peak" "$(jq "$sel | .peak_flops" "$tmp/advise-$m.json")"
     same "$name $m advise link" "$link" "$(jq -r "$sel | .figures.interconnect.kind" "$tmp/advise-$m.json")"
