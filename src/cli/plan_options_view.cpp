@@ -82,12 +82,14 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
                            fmt::arg("decode", static_cast<int>(load->efficiency_decode * 100)),
                            fmt::arg("prefill", static_cast<int>(load->efficiency_prefill * 100)));
     if (!load->feasible) {
-      out += "  " + which + ": " + Tr(t, "plan.traffic.infeasible", fmt::arg("why", t.Get("plan.traffic.blocked." + load->blocked_by)),
-                                      fmt::arg("max", model::kMaxReplicas)) + "\n";
+      out += "  " + Tr(t, "plan.traffic.line", fmt::arg("which", which),
+                       fmt::arg("answer", Tr(t, "plan.traffic.infeasible", fmt::arg("why", t.Get("plan.traffic.blocked." + load->blocked_by)),
+                                             fmt::arg("max", model::kMaxReplicas)))) + "\n";
       continue;
     }
-    out += "  " + which + ": " + Tr(t, "plan.traffic.answer", fmt::arg("gpus", load->gpus), fmt::arg("gpu", r.gpu->name),
-                                    fmt::arg("replicas", load->replicas), fmt::arg("tp", load->tensor_parallel)) + "\n";
+    out += "  " + Tr(t, "plan.traffic.line", fmt::arg("which", which),
+                     fmt::arg("answer", Tr(t, "plan.traffic.answer", fmt::arg("gpus", load->gpus), fmt::arg("gpu", r.gpu->name),
+                                           fmt::arg("replicas", load->replicas), fmt::arg("tp", load->tensor_parallel)))) + "\n";
     out += "      " + Tr(t, "plan.traffic.little", fmt::arg("rps", core::FormatSignificant(load->arrival_rps_per_replica)),
                          fmt::arg("output", in.output_tokens), fmt::arg("tpot", core::FormatSeconds(load->tpot_seconds)),
                          fmt::arg("n", core::FormatSignificant(load->decoding_sequences)),
