@@ -9,15 +9,17 @@
 #include "bench/bench_document.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
+#include "cli/advise_view.h"
 #include "cli/command.h"
+#include "cli/price_data.h"
 #include "core/json_input.h"
 #include "summary/spec_data.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/cpu_spec.h"
+#include "model/quantity.h"
 #include "report/json_document.h"
-#include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -38,19 +40,38 @@ Examples:
   gpuprobe advise --profile matmul --size 2048
   gpuprobe advise --profile llm-decode --size 7B --json
   gpuprobe advise --flops 2e5 --bytes 1e5 --transfer-bytes 2e4 --parallel-fraction 0.3 --branchy high --calls-per-second 2000
-  gpuprobe bench --json > cpu.json && gpuprobe advise --profile vector --cpu-results cpu.json)";
+  gpuprobe bench --json > cpu.json && gpuprobe advise --profile vector --cpu-results cpu.json
+  gpuprobe advise --profile llm-decode --size 70B --price h100=2.5
+
+For llm-decode the model is also planned like 'gpuprobe plan --params SIZE' (16-bit, 4096
+tokens): a GPU it does not fit on is marked and never picked. Where a GPU-hour price is known
+(data/prices/gpu_prices.json, or --price GPU=USD/h), each GPU shows dollars per million calls
+and the verdict names the cheapest GPU worth moving to.
+
+Exit status: 0 advice given; 2 bad input.)";
 
 struct AdviseOptions {
   std::string profile, size, branchy = "low", cpu_results, dtype;
-  double flops = -1, bytes = -1, transfer_bytes = -1, parallel_fraction = -1, calls_per_second = 0;
+  std::optional<double> flops, bytes, transfer_bytes, parallel_fraction;
+  double calls_per_second = 0;
   int kernel = 5;
   double cpu_flops = 0, cpu_bandwidth = 0;
   int top = 5;
+  std::vector<std::string> prices;
 };
 
 core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
+  using model::Quantity;
   model::Workload w;
-  bool explicit_work = o.flops >= 0 || o.bytes >= 0;
+  // Negative values are refused by the same validators as every other verb's (model/quantity.h).
+  if (o.flops) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kFlops, *o.flops, "--flops"));
+  if (o.bytes) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kBytes, *o.bytes, "--bytes"));
+  if (o.transfer_bytes) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kBytes, *o.transfer_bytes, "--transfer-bytes"));
+  if (o.parallel_fraction) {
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kFraction, *o.parallel_fraction, "--parallel-fraction"));
+  }
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kCallsPerSecond, o.calls_per_second, "--calls-per-second"));
+  bool explicit_work = o.flops || o.bytes;
   if (o.profile.empty() && !explicit_work) {
     return core::Status::InvalidArgument("describe the workload: --profile vector|matmul|image-filter|llm-decode, or --flops and --bytes",
                                          "gpuprobe advise --profile matmul --size 2048");
@@ -63,15 +84,15 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
   }
   if (o.profile == "vector") {
     double n = size > 0 ? size : 1e8;
-    if (n > 1e13) return core::Status::InvalidArgument("--size is absurd for a vector (limit 1e13 elements)");
-    w.name = fmt::format("vector y = a*x + b, {:.3g} fp32 elements", n);
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kElements, n, "--size"));
+    w.name = model::Say("advise.workload.vector").Num("n", n);
     w.flops = 2 * n;
     w.bytes = 8 * n;           // read x, write y
     w.transfer_bytes = 8 * n;  // x to the GPU, y back
   } else if (o.profile == "matmul") {
     double n = size > 0 ? size : 2048;
-    if (n > 1e6) return core::Status::InvalidArgument("--size is absurd for a matrix (limit 1e6)");
-    w.name = fmt::format("matmul {:.0f} x {:.0f}, fp32", n, n);
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kMatrixOrder, n, "--size"));
+    w.name = model::Say("advise.workload.matmul").Int("n", n);
     w.flops = 2 * n * n * n;
     w.bytes = 3 * 4 * n * n;   // ideal reuse: read A and B once, write C once
     w.transfer_bytes = 3 * 4 * n * n;
@@ -79,35 +100,34 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
     w.bytes_growth = 2;
   } else if (o.profile == "image-filter") {
     double pixels = size > 0 ? size : 3840.0 * 2160.0;
-    if (pixels > 1e12) return core::Status::InvalidArgument("--size is absurd for an image (limit 1e12 pixels)");
-    if (o.kernel < 1 || o.kernel > 101) return core::Status::InvalidArgument("--kernel must be between 1 and 101");
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kPixels, pixels, "--size"));
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kFilterWidth, o.kernel, "--kernel"));
     double k2 = static_cast<double>(o.kernel) * o.kernel;
-    w.name = fmt::format("{}x{} filter over {:.3g} RGB pixels (8-bit)", o.kernel, o.kernel, pixels);
+    w.name = model::Say("advise.workload.image_filter").Int("k", o.kernel).Num("pixels", pixels);
     w.flops = 2 * k2 * pixels * 3;
     w.bytes = 2 * 3 * pixels;
     w.transfer_bytes = 2 * 3 * pixels;
   } else if (o.profile == "llm-decode") {
     double params = size > 0 ? size : 7e9;
-    if (params > 1e15) return core::Status::InvalidArgument("--size is absurd for a model (limit 1e15 parameters)");
-    w.name = fmt::format("decode one token of a {} model in bf16 (weights stay on the GPU)", core::FormatCount(params));
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kParams, params, "--size"));
+    w.name = model::Say("advise.workload.llm_decode").Params("params", params);
     w.dtype = "bf16";
     w.flops = 2 * params;
     w.bytes = 2 * params;  // every weight read once per token
     w.transfer_bytes = 1e3;  // token ids and logits sampling: tiny
+    w.model_params = params;
   } else if (!o.profile.empty()) {
     return core::Status::InvalidArgument("unknown profile '" + o.profile + "' (use vector, matmul, image-filter or llm-decode)");
   } else {
-    w.name = "described by flags";
-    w.flops = std::max(0.0, o.flops);
-    w.bytes = std::max(0.0, o.bytes);
-    w.transfer_bytes = std::max(0.0, o.transfer_bytes);
+    w.name = model::Say("advise.workload.flags");
+    w.flops = o.flops.value_or(0);
+    w.bytes = o.bytes.value_or(0);
+    w.transfer_bytes = o.transfer_bytes.value_or(0);
   }
-  if (!o.profile.empty() && explicit_work) {
-    if (o.flops >= 0) w.flops = o.flops;
-    if (o.bytes >= 0) w.bytes = o.bytes;
-  }
-  if (o.transfer_bytes >= 0) w.transfer_bytes = o.transfer_bytes;
-  if (o.parallel_fraction >= 0) w.parallel_fraction = o.parallel_fraction;
+  if (o.flops) w.flops = *o.flops;
+  if (o.bytes) w.bytes = *o.bytes;
+  if (o.transfer_bytes) w.transfer_bytes = *o.transfer_bytes;
+  if (o.parallel_fraction) w.parallel_fraction = *o.parallel_fraction;
   if (o.branchy != "low" && o.branchy != "high") return core::Status::InvalidArgument("--branchy must be low or high");
   w.branchy = o.branchy == "high";
   w.calls_per_second = o.calls_per_second;
@@ -149,8 +169,7 @@ core::Result<model::CpuCapability> MeasureCpuNow(const std::string& fma_id) {
   model::CpuCapability cpu;
   cpu.bandwidth = BestResult(*doc, "memory.triad", "all threads");
   cpu.flops = BestResult(*doc, fma_id, "all cores");
-  cpu.basis = fmt::format("measured now: triad {}, FMA {} (all cores)", core::FormatBytesPerSecond(cpu.bandwidth),
-                          core::FormatFlops(cpu.flops));
+  cpu.basis = model::Say("advise.cpu_basis.now").Rate("triad", cpu.bandwidth).Flops("fma", cpu.flops);
   return cpu;
 }
 
@@ -172,8 +191,8 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
           "{}: needs verified memory.triad (all threads) and compute.fma_fp32 (all cores) results", o.cpu_results),
           "run 'gpuprobe bench memory compute matmul --json > FILE'");
     }
-    cpu.basis = fmt::format("measured in {}: triad {}, {} {}", o.cpu_results, core::FormatBytesPerSecond(cpu.bandwidth),
-                            gemm_like ? "best matmul" : "FMA peak", core::FormatFlops(cpu.flops));
+    cpu.basis = model::Say("advise.cpu_basis.file").Text("file", o.cpu_results).Rate("triad", cpu.bandwidth)
+                    .Key("what", gemm_like ? "advise.cpu_basis.matmul" : "advise.cpu_basis.fma").Flops("flops", cpu.flops);
   } else if (o.cpu_flops <= 0 || o.cpu_bandwidth <= 0) {
     // No saved run: measure the two figures now (about a second, through the one bench
     // pipeline), rather than predict the CPU from a DRAM speed that often cannot be read.
@@ -184,7 +203,7 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
   if (o.cpu_flops > 0) cpu.flops = o.cpu_flops;
   if (o.cpu_bandwidth > 0) cpu.bandwidth = o.cpu_bandwidth;
   if (o.cpu_flops > 0 || o.cpu_bandwidth > 0) {
-    cpu.basis = fmt::format("given: {} and {}", core::FormatFlops(cpu.flops), core::FormatBytesPerSecond(cpu.bandwidth));
+    cpu.basis = model::Say("advise.cpu_basis.given").Flops("flops", cpu.flops).Rate("bandwidth", cpu.bandwidth);
   }
   if (cpu.flops <= 0 || cpu.bandwidth <= 0) {
     return core::Status::Unavailable("the CPU's figures could not be determined", "give --cpu-flops and --cpu-bandwidth");
@@ -193,78 +212,27 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
 }
 
 core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o) {
-  if (o.top < 1 || o.top > 100) return core::Status::InvalidArgument("--top must be between 1 and 100");
-  if (o.cpu_flops < 0 || o.cpu_bandwidth < 0 || !std::isfinite(o.cpu_flops) || !std::isfinite(o.cpu_bandwidth)) {
-    return core::Status::InvalidArgument("--cpu-flops and --cpu-bandwidth must be positive");
+  using model::Quantity;
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kListLength, o.top, "--top"));
+  if (o.cpu_flops != 0) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kFlopRate, o.cpu_flops, "--cpu-flops"));
+  if (o.cpu_bandwidth != 0) {
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kByteRate, o.cpu_bandwidth, "--cpu-bandwidth"));
   }
   auto workload = BuildWorkload(o);
   if (!workload.ok()) return workload.status();
-  auto cpu = CpuFigures(o, *workload);
-  if (!cpu.ok()) return cpu.status();
   auto db = summary::EmbeddedSpecDatabase();
   if (!db.ok()) return db.status();
-  auto advice = model::Advise(*workload, *cpu, (*db)->gpus());
+  auto prices = LoadPrices(**db, o.prices);
+  if (!prices.ok()) return prices.status();
+  auto cpu = CpuFigures(o, *workload);
+  if (!cpu.ok()) return cpu.status();
+  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices);
   if (!advice.ok()) return advice.status();
-  const auto& t = ctx.texts;
-  const auto& a = *advice;
-
   if (ctx.options.json) {
-    auto doc = report::MakeDocument("advise");
-    const auto& w = *workload;
-    doc["workload"] = {{"name", w.name}, {"dtype", w.dtype}, {"flops", w.flops}, {"bytes", w.bytes},
-                       {"transfer_bytes", w.transfer_bytes}, {"parallel_fraction", w.parallel_fraction},
-                       {"branchy", w.branchy}, {"calls_per_second", w.calls_per_second},
-                       {"arithmetic_intensity_flops_per_byte", w.bytes > 0 ? nlohmann::json(w.flops / w.bytes) : nlohmann::json(nullptr)}};
-    doc["cpu"] = {{"flops", cpu->flops}, {"bandwidth_bytes_per_s", cpu->bandwidth}, {"basis", cpu->basis},
-                  {"seconds", a.cpu_seconds}, {"bandwidth_bound", a.cpu_bandwidth_bound}};
-    doc["amdahl_cap"] = a.amdahl_cap;
-    doc["gpus"] = nlohmann::json::array();
-    for (const auto& e : a.gpus) {
-      doc["gpus"].push_back({{"gpu", e.gpu->name}, {"compute_seconds", e.compute_seconds}, {"transfer_seconds", e.transfer_seconds},
-                             {"launch_seconds", e.launch_seconds}, {"total_seconds", e.total_seconds},
-                             {"resident_seconds", e.resident_seconds}, {"speedup", e.speedup},
-                             {"resident_speedup", e.resident_speedup}, {"bandwidth_bound", e.bandwidth_bound}, {"link", e.link}});
-    }
-    doc["criteria"] = nlohmann::json::array();
-    for (const auto& c : a.criteria) doc["criteria"].push_back({{"id", c.id}, {"score", c.score}, {"reason", c.reason}});
-    doc["verdict"] = {{"id", model::VerdictName(a.verdict)}, {"gpu", a.pick ? nlohmann::json(a.pick->name) : nlohmann::json(nullptr)},
-                      {"reason", a.reason}};
-    ctx.out << report::RenderJson(doc);
-    return core::ExitCode::kOk;
+    ctx.out << report::RenderJson(AdviceToJson(*workload, *cpu, *advice, ctx.texts));
+  } else {
+    ctx.out << RenderAdvice(*workload, *cpu, *advice, o.top, ctx.texts);
   }
-
-  std::string out;
-  out += Tr(t, "advise.workload", fmt::arg("name", workload->name)) + "\n";
-  out += "  " + Tr(t, "advise.work", fmt::arg("flops", core::FormatCount(workload->flops)),
-                   fmt::arg("bytes", core::FormatBytesDecimal(workload->bytes)),
-                   fmt::arg("transfer", core::FormatBytesDecimal(workload->transfer_bytes))) + "\n";
-  out += "  " + Tr(t, "advise.cpu", fmt::arg("time", core::FormatSeconds(a.cpu_seconds)),
-                   fmt::arg("bound", a.cpu_bandwidth_bound ? t.Get("advise.bound.bandwidth") : t.Get("advise.bound.compute")),
-                   fmt::arg("basis", cpu->basis)) + "\n\n";
-  report::TextTable table({t.Get("advise.col.gpu"), t.Get("advise.col.compute"), t.Get("advise.col.transfer"),
-                           t.Get("advise.col.launch"), t.Get("advise.col.total"), t.Get("advise.col.resident"),
-                           t.Get("advise.col.vs_cpu")});
-  for (size_t c = 1; c <= 6; ++c) table.SetAlign(c, report::Align::kRight);
-  int shown = 0;
-  for (const auto& e : a.gpus) {
-    if (shown++ >= o.top) break;
-    table.AddRow({e.gpu->name, core::FormatSeconds(e.compute_seconds), core::FormatSeconds(e.transfer_seconds),
-                  core::FormatSeconds(e.launch_seconds), core::FormatSeconds(e.total_seconds),
-                  core::FormatSeconds(e.resident_seconds), fmt::format("x{:.2f} / x{:.2f}", e.speedup, e.resident_speedup)});
-  }
-  out += table.Render(2);
-  out += "  " + t.Get("advise.table_note") + "\n";
-  if (workload->parallel_fraction < 1) {
-    out += "  " + Tr(t, "advise.amdahl", fmt::arg("cap", fmt::format("{:.1f}", a.amdahl_cap)),
-                     fmt::arg("p", fmt::format("{:.0f}", workload->parallel_fraction * 100))) + "\n";
-  }
-  out += "\n" + t.Get("advise.criteria") + "\n";
-  for (const auto& c : a.criteria) {
-    out += fmt::format("  {:+d}  {}: {}\n", c.score, t.Get("advise.criterion." + c.id), c.reason);
-  }
-  out += "\n" + Tr(t, "advise.verdict." + model::VerdictName(a.verdict), fmt::arg("gpu", a.pick ? a.pick->name : "")) + "\n";
-  out += "  " + a.reason + "\n";
-  ctx.out << out;
   return core::ExitCode::kOk;
 }
 
@@ -287,6 +255,7 @@ VerbRunner SetupAdviseVerb(CLI::App* command) {
   command->add_option("--cpu-flops", o->cpu_flops, "the CPU's FLOP/s (overrides)");
   command->add_option("--cpu-bandwidth", o->cpu_bandwidth, "the CPU's memory bandwidth in bytes/s (overrides)");
   command->add_option("--top", o->top, "GPUs to show (default 5)");
+  command->add_option("--price", o->prices, "GPU=USD/h, one GPU-hour's price (repeatable): overrides the price table");
   return [o](VerbContext& ctx) { return RunAdvise(ctx, *o); };
 }
 

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/gpus_view.h"
+#include "cli/price_data.h"
 #include "summary/spec_data.h"
 #include "core/spelling.h"
 #include "report/json_document.h"
@@ -25,13 +26,24 @@ Examples:
   gpuprobe gpus show h200
   gpuprobe gpus compare a100-80gb h100 h200
   gpuprobe gpus --task llm-serving
+  gpuprobe gpus --task inference-7b-13b --price l40s=0.90
   gpuprobe gpus show 4090 --json
 
-Tasks: prototype, inference-7b-13b, fine-tune, large-training, llm-serving)";
+Tasks (each a reference job planned by 'gpuprobe plan' on every GPU; the picks are where it
+fits, ranked by the task's speed and, where a price is known, by cost per 1M tokens):
+  prototype          QLoRA of an 8B model on one workstation card (PCIe, <= 450 W)
+  inference-7b-13b   a 13B model in 16-bit at 4096 tokens on one PCIe card
+  fine-tune          LoRA of a 13B model in 16-bit on one GPU
+  large-training     full training of a 13B model, tensor parallel over 8 GPUs
+  llm-serving        a 70B model in 16-bit at 8192 tokens on the fewest GPUs (1-8), any vendor
+
+Memory sizes are binary (GiB, as nvidia-smi counts MiB); rates are SI (GB/s, TFLOP/s).
+Prices: data/prices/gpu_prices.json (date and source per row); --price GPU=USD/h overrides.)";
 
 struct GpusOptions {
   std::vector<std::string> words;  // action then names
   std::string task;
+  std::vector<std::string> prices;
 };
 
 core::Result<std::vector<const model::GpuSpec*>> FindAll(const model::SpecDatabase& db,
@@ -57,24 +69,14 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     }
     auto rule = model::FindTaskRule(options.task);
     if (!rule.ok()) return rule.status();
-    auto picks = model::SelectGpus(db, *rule);
-    if (ctx.options.json) {
-      auto doc = report::MakeDocument("gpus_task");
-      doc["task"] = rule->id;
-      doc["title"] = rule->title;
-      doc["rule"] = {{"min_memory_gb", rule->min_memory_gb}, {"needs_nvlink", rule->needs_nvlink},
-                     {"pcie_card_only", rule->pcie_card_only}, {"nvidia_only", rule->nvidia_only},
-                     {"max_tdp_watts", rule->max_tdp_watts}};
-      doc["picks"] = nlohmann::json::array();
-      for (const auto& pick : picks) {
-        doc["picks"].push_back({{"gpu", pick.gpu->name}, {"score", pick.score}, {"reasons", pick.reasons}});
-      }
-      ctx.out << report::RenderJson(doc);
-    } else {
-      ctx.out << RenderTask(*rule, picks, t);
-    }
+    auto prices = LoadPrices(db, options.prices);
+    if (!prices.ok()) return prices.status();
+    auto result = model::SelectGpus(db, *rule, &*prices);
+    if (!result.ok()) return result.status();
+    ctx.out << (ctx.options.json ? report::RenderJson(TaskToJson(*result, t)) : RenderTask(*result, t));
     return core::ExitCode::kOk;
   }
+  if (!options.prices.empty()) return core::Status::InvalidArgument("--price goes with --task (it ranks the picks by cost)");
 
   std::string action = options.words.empty() ? "" : options.words.front();
   std::vector<std::string> names(options.words.size() > 1 ? options.words.begin() + 1 : options.words.end(),
@@ -83,7 +85,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     if (ctx.options.json) {
       auto doc = report::MakeDocument("gpus");
       doc["gpus"] = nlohmann::json::array();
-      for (const auto& g : db.gpus()) doc["gpus"].push_back(GpuToJson(g));
+      for (const auto& g : db.gpus()) doc["gpus"].push_back(GpuToJson(g, t));
       doc["host_links"] = nlohmann::json::array();
       for (const auto& link : db.host_links()) {
         doc["host_links"].push_back(
@@ -127,10 +129,10 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     if (ctx.options.json) {
       auto doc = report::MakeDocument(action == "show" ? "gpu" : "gpus_compare");
       if (action == "show") {
-        doc["gpu"] = GpuToJson(*gpus->front());
+        doc["gpu"] = GpuToJson(*gpus->front(), t);
       } else {
         doc["gpus"] = nlohmann::json::array();
-        for (const auto* g : *gpus) doc["gpus"].push_back(GpuToJson(*g));
+        for (const auto* g : *gpus) doc["gpus"].push_back(GpuToJson(*g, t));
       }
       ctx.out << report::RenderJson(doc);
     } else {
@@ -144,7 +146,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     if (found.ok()) {
       if (ctx.options.json) {
         auto doc = report::MakeDocument("gpu");
-        doc["gpu"] = GpuToJson(**found);
+        doc["gpu"] = GpuToJson(**found, t);
         ctx.out << report::RenderJson(doc);
       } else {
         ctx.out << RenderGpuShow(**found, t);
@@ -167,6 +169,7 @@ VerbRunner SetupGpusVerb(CLI::App* command) {
   command->add_option("action", options->words, "show | compare | links, then GPU names")->expected(0, -1);
   command->add_option("--task", options->task,
                       "pick GPUs for a job: prototype, inference-7b-13b, fine-tune, large-training, llm-serving");
+  command->add_option("--price", options->prices, "GPU=USD/h, one GPU-hour's price (repeatable; with --task)");
   return [options](VerbContext& ctx) { return RunGpus(ctx, *options); };
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/phrase_text.h"
 #include "core/units.h"
 #include "model/spec_derivation.h"
 #include "report/json_document.h"
@@ -17,17 +18,6 @@ using model::GpuSpec;
 using model::SpecFigure;
 using nlohmann::json;
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-// A spec figure scaled to SI; null when unknown; records n/a keys.
-json Si(const SpecFigure& figure, double scale, const char* key, json* not_applicable) {
-  if (figure.not_applicable) not_applicable->push_back(key);
-  if (!figure.known()) return nullptr;
-  return *figure.value * scale;
-}
-
-json Opt(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
-
 std::string Tflops(const SpecFigure& figure, const report::Texts& t) {
   if (figure.not_applicable) return t.Get("common.na");
   if (!figure.known()) return t.Get("common.unknown");
@@ -36,12 +26,32 @@ std::string Tflops(const SpecFigure& figure, const report::Texts& t) {
 
 std::string Gbps(double bytes_per_second) { return core::FormatBytesPerSecond(bytes_per_second); }
 
-std::string MemoryShort(const GpuSpec& g) {
+// The vendor's marketing size, shown once and labelled as such ("80 GB" on the box).
+std::string VendorLabel(const GpuSpec& g) {
   return g.memory_size_gb_vendor.known() ? fmt::format("{:g} GB", *g.memory_size_gb_vendor.value) : "?";
 }
 
-// AMD's column holds Infinity Fabric, NVIDIA's NVLink: same role, different names.
-std::string GpuLinkName(const GpuSpec& g) { return g.vendor == "AMD" ? "Infinity Fabric" : "NVLink"; }
+// Memory sizes in binary units, as nvidia-smi counts them (MiB): one convention everywhere.
+std::string MemoryTotal(const GpuSpec& g) {
+  double total = model::MemoryTotalBytes(g);
+  return total > 0 ? core::FormatBytesBinary(total) : "?";
+}
+
+// The GPU-to-GPU link as the SKU has it: NVLink (SXM or bridge), Infinity Fabric, or none.
+std::string PeerLinkText(const GpuSpec& g, const report::Texts& t) {
+  model::GpuLink link = model::PeerLink(g);
+  if (link.kind == model::LinkKind::kPcie || link.kind == model::LinkKind::kNone) return t.Get("gpus.link.no_peer");
+  std::string name = Say(t, model::LinkName(g, link));
+  return link.bytes_per_s > 0 ? Tr(t, "gpus.link.with_rate", fmt::arg("link", name), fmt::arg("rate", Gbps(link.bytes_per_s)))
+                              : name;
+}
+
+// The spec data's own notes are English prose written with the figures; a Chinese reader gets
+// a pointer to them instead of an English sentence.
+std::string DataNote(const report::Texts& t, const std::string& note) {
+  if (note.empty() || t.language() == report::Language::kEn) return note;
+  return t.Get("gpus.show.data_note_english");
+}
 
 // One figure of `show`: label, value, and a line saying where it comes from.
 struct Line {
@@ -62,67 +72,6 @@ void Emit(std::string* out, const std::vector<Line>& lines) {
 
 }  // namespace
 
-json GpuToJson(const GpuSpec& g) {
-  json na = json::array();
-  json j;
-  j["name"] = g.name;
-  j["aliases"] = g.aliases;
-  j["vendor"] = g.vendor;
-  j["architecture"] = g.architecture;
-  j["chip"] = g.chip;
-  j["compute_capability"] = g.compute_capability;
-  j["sm_count"] = Si(g.sm_count, 1, "sm_count", &na);
-  j["fp32_lanes"] = Si(g.fp32_lanes, 1, "fp32_lanes", &na);
-  j["tensor_cores"] = Si(g.tensor_cores, 1, "tensor_cores", &na);
-  j["boost_clock_hz"] = Si(g.boost_clock_mhz, 1e6, "boost_clock_hz", &na);
-  j["memory_type"] = g.memory_type;
-  // GPU vendors' memory "GB" are binary: an 80 GB A100 carries 81920 MiB.
-  j["memory_bytes"] = Si(g.memory_size_gb_vendor, kGiB, "memory_bytes", &na);
-  model::UsableMemory usable = model::DriverUsableMemory(g);
-  j["memory_usable_bytes"] = usable.bytes;
-  j["memory_usable_estimated"] = usable.estimated;
-  j["memory_usable_basis"] = usable.basis;
-  j["memory_bus_width_bits"] = Si(g.memory_bus_width_bits, 1, "memory_bus_width_bits", &na);
-  j["memory_data_rate_bits_per_s_per_pin"] =
-      Si(g.memory_data_rate_gbit_per_s_per_pin, 1e9, "memory_data_rate_bits_per_s_per_pin", &na);
-  model::DerivedFigure bw = model::DeriveMemoryBandwidth(g);
-  j["memory_bandwidth_bytes_per_s"] = Opt(bw.vendor);
-  j["memory_bandwidth_derived_bytes_per_s"] = Opt(bw.derived);
-  j["memory_bandwidth_gap_fraction"] = Opt(bw.gap_fraction);
-  j["memory_bandwidth_gap_flagged"] = bw.flagged;
-  j["l2_cache_bytes"] = Si(g.l2_cache_mib, 1024.0 * 1024.0, "l2_cache_bytes", &na);
-  j["fp64_flops"] = Si(g.fp64_vector_tflops, 1e12, "fp64_flops", &na);
-  j["fp64_tensor_flops"] = Si(g.fp64_tensor_tflops, 1e12, "fp64_tensor_flops", &na);
-  model::DerivedFigure fp32 = model::DeriveFp32Peak(g);
-  j["fp32_flops"] = Si(g.fp32_vector_tflops, 1e12, "fp32_flops", &na);
-  j["fp32_derived_flops"] = Opt(fp32.derived);
-  j["fp32_gap_fraction"] = Opt(fp32.gap_fraction);
-  j["fp32_gap_flagged"] = fp32.flagged;
-  j["tf32_tensor_dense_flops"] = Si(g.tf32_tensor_dense_tflops, 1e12, "tf32_tensor_dense_flops", &na);
-  j["bf16_tensor_dense_flops"] = Si(g.fp16_bf16_tensor_dense_tflops, 1e12, "bf16_tensor_dense_flops", &na);
-  j["fp16_tensor_dense_flops"] = Si(g.fp16_bf16_tensor_dense_tflops, 1e12, "fp16_tensor_dense_flops", &na);
-  j["fp8_tensor_dense_flops"] = Si(g.fp8_tensor_dense_tflops, 1e12, "fp8_tensor_dense_flops", &na);
-  j["int8_tensor_dense_ops_per_s"] = Si(g.int8_tensor_dense_tops, 1e12, "int8_tensor_dense_ops_per_s", &na);
-  j["vendor_figures_with_sparsity"] = g.vendor_figures_with_sparsity;
-  j["ridge_point_bf16_flops_per_byte"] = Opt(model::RidgePointFlopsPerByte(g, "bf16"));
-  j["tdp_watts"] = Si(g.tdp_watts, 1, "tdp_watts", &na);
-  j["host_interface"] = g.host_interface;
-  j["pcie_generation"] = g.pcie_generation ? json(*g.pcie_generation) : json(nullptr);
-  j["pcie_lanes"] = g.pcie_lanes ? json(*g.pcie_lanes) : json(nullptr);
-  j["pcie_bytes_per_s_per_direction"] = Opt(model::DerivePcieBandwidth(g));
-  j["nvlink_bytes_per_s_bidirectional"] =
-      Si(g.nvlink_total_bidirectional_gb_per_s, 1e9, "nvlink_bytes_per_s_bidirectional", &na);
-  j["form_factor"] = g.form_factor;
-  j["pci_vendor_id"] = g.pci_vendor_id.empty() ? json(nullptr) : json(g.pci_vendor_id);
-  j["pci_device_ids"] = g.pci_device_ids;
-  j["pci_device_ids_source"] = g.pci_device_ids_source;
-  j["confidence"] = g.confidence;
-  j["notes"] = g.notes;
-  j["sources"] = g.sources;
-  j["not_applicable"] = na;
-  return j;
-}
-
 std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t) {
   report::TextTable table({t.Get("gpus.col.gpu"), t.Get("gpus.col.arch"), t.Get("gpus.col.memory"),
                            t.Get("gpus.col.bandwidth"), t.Get("gpus.col.bf16"), t.Get("gpus.col.fp32"),
@@ -130,25 +79,29 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
   for (size_t c = 2; c <= 6; ++c) table.SetAlign(c, report::Align::kRight);
   for (const auto& g : db.gpus()) {
     auto bw = model::MemoryBandwidthBytesPerSecond(g);
+    model::GpuLink peer = model::PeerLink(g);
     std::string link;
     if (g.pcie_generation && g.pcie_lanes) link = fmt::format("PCIe {} x{}", *g.pcie_generation, *g.pcie_lanes);
-    if (g.nvlink_total_bidirectional_gb_per_s.known()) link += (link.empty() ? "" : ", ") + GpuLinkName(g);
+    if (peer.kind != model::LinkKind::kPcie && peer.kind != model::LinkKind::kNone) {
+      link += (link.empty() ? "" : ", ") + Say(t, model::LinkName(g, peer));
+    }
     if (link.empty()) link = g.host_interface.substr(0, 24);
-    table.AddRow({g.name, g.architecture, MemoryShort(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
+    table.AddRow({g.name, g.architecture, MemoryTotal(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
                   Tflops(g.fp32_vector_tflops, t), g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : "?", link});
   }
-  return table.Render() + "\n" + t.Get("gpus.list.footer") + "\n";
+  return t.Get("gpus.units") + "\n" + table.Render() + "\n" + t.Get("gpus.list.footer") + "\n";
 }
 
 std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", g.name, g.vendor, g.architecture, g.chip,
-                                g.compute_capability, t.Get("gpus.confidence"), g.confidence);
+                                g.compute_capability, t.Get("gpus.confidence"),
+                                t.Has("gpus.confidence." + g.confidence) ? t.Get("gpus.confidence." + g.confidence) : g.confidence);
 
   // Memory.
   std::vector<Line> memory;
   model::UsableMemory usable = model::DriverUsableMemory(g);
   memory.push_back({t.Get("gpus.show.memory_size"),
-                    Tr(t, "gpus.show.memory_size_value", fmt::arg("vendor", MemoryShort(g)),
+                    Tr(t, "gpus.show.memory_size_value", fmt::arg("total", MemoryTotal(g)), fmt::arg("vendor", VendorLabel(g)),
                        fmt::arg("usable", core::FormatBytesBinary(usable.bytes))),
                     usable.estimated
                         ? Tr(t, "gpus.usable.estimated", fmt::arg("vendor", usable.vendor_gb))
@@ -235,21 +188,26 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   } else {
     links.push_back({t.Get("gpus.show.host"), g.host_interface, ""});
   }
-  if (g.nvlink_total_bidirectional_gb_per_s.known()) {
-    double total = *g.nvlink_total_bidirectional_gb_per_s.value * 1e9;
-    links.push_back({g.vendor == "AMD" ? t.Get("gpus.show.infinity_fabric") : t.Get("gpus.show.nvlink"), Gbps(total), Tr(t, "gpus.explain.nvlink", fmt::arg("per_direction", Gbps(total / 2)))});
+  {
+    model::GpuLink peer = model::PeerLink(g);
+    std::string explanation = t.Get("gpus.explain.link." + model::LinkKindId(peer.kind));
+    if (peer.bytes_per_s > 0 && peer.kind != model::LinkKind::kPcie) {
+      explanation = Tr(t, "gpus.explain.peer_rate", fmt::arg("total", Gbps(peer.bytes_per_s * 2)),
+                       fmt::arg("per_direction", Gbps(peer.bytes_per_s))) + " " + explanation;
+    }
+    links.push_back({t.Get("gpus.show.peer_link"), PeerLinkText(g, t), explanation});
   }
   if (g.tdp_watts.known()) links.push_back({t.Get("gpus.show.tdp"), fmt::format("{:g} W", *g.tdp_watts.value), t.Get("gpus.explain.tdp")});
   if (!g.pci_device_ids.empty()) {
     std::string ids;
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
-    links.push_back({t.Get("gpus.show.pci_id"), ids, g.pci_device_ids_source});
+    links.push_back({t.Get("gpus.show.pci_id"), ids, DataNote(t, g.pci_device_ids_source)});
   }
   links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
-  out += "\n" + t.Get("gpus.section.notes") + "\n  " + g.notes + "\n";
+  out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
   std::string sources;
   for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + s;
   out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";
@@ -267,7 +225,7 @@ std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const repo
     table.AddRow(cells);
   };
   row(t.Get("gpus.col.arch"), [](const GpuSpec& g) { return g.architecture + " " + g.compute_capability; });
-  row(t.Get("gpus.show.memory_size"), [](const GpuSpec& g) { return MemoryShort(g); });
+  row(t.Get("gpus.show.memory_size"), [](const GpuSpec& g) { return MemoryTotal(g); });
   row(t.Get("gpus.show.usable"), [](const GpuSpec& g) { return core::FormatBytesBinary(model::DriverUsableMemory(g).bytes); });
   row(t.Get("gpus.show.bandwidth"), [](const GpuSpec& g) {
     auto bw = model::MemoryBandwidthBytesPerSecond(g);
@@ -289,14 +247,12 @@ std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const repo
     auto p = model::DerivePcieBandwidth(g);
     return p ? fmt::format("Gen{} x{} {}", *g.pcie_generation, *g.pcie_lanes, Gbps(*p)) : std::string("-");
   });
-  row(t.Get("gpus.show.nvlink"), [](const GpuSpec& g) {
-    return g.nvlink_total_bidirectional_gb_per_s.known() ? Gbps(*g.nvlink_total_bidirectional_gb_per_s.value * 1e9)
-                                                          : std::string("-");
-  });
+  row(t.Get("gpus.show.peer_link"), [&](const GpuSpec& g) { return PeerLinkText(g, t); });
   row(t.Get("gpus.show.tdp"), [](const GpuSpec& g) {
     return g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : std::string("?");
   });
-  std::string out = table.Render();
+  row(t.Get("gpus.show.vendor_label"), [](const GpuSpec& g) { return VendorLabel(g); });
+  std::string out = t.Get("gpus.units") + "\n" + table.Render();
   // Ratios against the first GPU: what a backend engineer asks ("how much faster?").
   const GpuSpec& base = *gpus.front();
   auto ratio = [](std::optional<double> a, std::optional<double> b) -> std::string {
@@ -309,23 +265,10 @@ std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const repo
     out += "  " + Tr(t, "gpus.compare.ratio_line", fmt::arg("gpu", g.name),
                      fmt::arg("bandwidth", ratio(model::MemoryBandwidthBytesPerSecond(g), model::MemoryBandwidthBytesPerSecond(base))),
                      fmt::arg("bf16", ratio(model::PeakFlops(g, "bf16"), model::PeakFlops(base, "bf16"))),
-                     fmt::arg("memory", ratio(g.memory_size_gb_vendor.value, base.memory_size_gb_vendor.value))) +
+                     fmt::arg("memory", ratio(model::MemoryTotalBytes(g), model::MemoryTotalBytes(base)))) +
            "\n";
   }
   out += t.Get("gpus.compare.footer") + "\n";
-  return out;
-}
-
-std::string RenderTask(const model::TaskRule& rule, const std::vector<model::TaskPick>& picks, const report::Texts& t) {
-  std::string out = Tr(t, "gpus.task.title", fmt::arg("task", rule.id), fmt::arg("title", t.Get("task." + rule.id))) + "\n";
-  out += "  " + t.Get("task." + rule.id + ".rule") + "\n\n";
-  if (picks.empty()) return out + "  " + t.Get("gpus.task.none") + "\n";
-  int rank = 1;
-  for (const auto& pick : picks) {
-    out += fmt::format("  {}. {}\n", rank++, pick.gpu->name);
-    for (const auto& reason : pick.reasons) out += "       " + reason + "\n";
-  }
-  out += "\n" + t.Get("gpus.task.footer") + "\n";
   return out;
 }
 

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/gpus_view.h"
+#include "cli/phrase_text.h"
 #include "cli/plan_view.h"
+#include "cli/price_data.h"
 #include "report/json_document.h"
 
 namespace gpuprobe::cli {
@@ -11,10 +14,65 @@ namespace {
 
 using nlohmann::json;
 
-json RateJson(const model::RateEstimate& r) {
+json RateJson(const model::RateEstimate& r, const report::Texts& t) {
   return {{"bound", r.bound}, {"estimate_low", r.low}, {"estimate_high", r.high},
           {"efficiency_low", r.efficiency_low}, {"efficiency_high", r.efficiency_high},
-          {"limited_by", r.limited_by}, {"basis", r.basis}, {"assumes", r.assumes}};
+          {"limited_by", r.limited_by}, {"basis", Say(t, r.basis)}, {"assumes", Say(t, r.assumes)}};
+}
+
+json StepJson(const model::StepTimes& s) {
+  return {{"memory_seconds", s.memory_seconds}, {"compute_seconds", s.compute_seconds},
+          {"communication_seconds", s.comm_seconds}, {"step_seconds_bound", s.At(1.0)}};
+}
+
+json CommEstimateJson(const model::CommEstimate& c) {
+  json terms = json::array();
+  for (const auto& term : c.terms) {
+    terms.push_back({{"id", term.id}, {"operations", term.operations}, {"message_bytes", term.message_bytes},
+                     {"link_bytes", term.link_bytes}, {"seconds", term.seconds}});
+  }
+  return {{"seconds", c.seconds}, {"terms", terms}};
+}
+
+json CommJson(const model::CommPlan& c, const model::GpuSpec& gpu, const report::Texts& t) {
+  return {{"gpus", c.gpus}, {"link", LinkJson(gpu, c.link.link, t)}, {"fell_back_to_pcie", c.link.fell_back_to_pcie},
+          {"beyond_domain", c.link.beyond_domain}, {"link_unknown", c.link_unknown},
+          {"latency_seconds_per_operation", model::kCollectiveLatencySeconds},
+          {"decode", CommEstimateJson(c.decode)}, {"prefill", CommEstimateJson(c.prefill)},
+          {"training", CommEstimateJson(c.training)}};
+}
+
+json LoadJson(const model::ReplicaLoad& l) {
+  return {{"feasible", l.feasible}, {"blocked_by", l.blocked_by.empty() ? json(nullptr) : json(l.blocked_by)},
+          {"gpus", l.gpus}, {"replicas", l.replicas}, {"tensor_parallel", l.tensor_parallel},
+          {"efficiency_decode", l.efficiency_decode}, {"efficiency_prefill", l.efficiency_prefill},
+          {"arrival_rps", l.arrival_rps}, {"arrival_rps_per_replica", l.arrival_rps_per_replica},
+          {"prefill_seconds", l.prefill_seconds}, {"prefill_share", l.prefill_share},
+          {"decoding_sequences", l.decoding_sequences}, {"sequences", l.sequences}, {"max_sequences", l.max_sequences},
+          {"kv_bytes_needed", l.kv_bytes_needed}, {"kv_budget_bytes", l.kv_budget_bytes},
+          {"step_seconds", l.step_seconds}, {"tpot_seconds", l.feasible ? json(l.tpot_seconds) : json(nullptr)},
+          {"ttft_seconds", l.feasible ? json(l.ttft_seconds) : json(nullptr)},
+          {"request_seconds", l.feasible ? json(l.request_seconds) : json(nullptr)},
+          {"output_tokens_per_s", l.output_tokens_per_s},
+          {"replica_peak_output_tokens_per_s", l.replica_peak_output_tokens_per_s}};
+}
+
+json OptionJson(const model::FitOption& o, const report::Texts& t) {
+  json out = {{"id", o.id}, {"cost_rank", o.cost_rank}, {"gpu", o.gpu->name}, {"fits", o.fit.fits}, {"gpus", o.gpus},
+              {"total_bytes", o.plan.total_bytes}, {"usable_bytes", o.fit.usable_bytes},
+              {"value", o.value == 0 ? json(nullptr) : json(o.value)},
+              {"change", Say(t, o.change)}, {"cost", Say(t, o.cost)},
+              {"job", {{"weight_dtype", model::DTypeName(o.job.weight_dtype)}, {"kv_dtype", model::DTypeName(o.job.kv_dtype)},
+                       {"mode", model::JobModeName(o.job.mode)}, {"batch", o.job.batch}, {"seq", o.job.seq},
+                       {"tensor_parallel", o.job.tensor_parallel}, {"optimizer", model::OptimizerName(o.job.optimizer)},
+                       {"activation_checkpointing", o.job.activation_checkpointing}}},
+              {"price", PriceJson(o.price)}};
+  if (o.throughput) {
+    out["decode_tokens_per_s_per_stream_bound"] = o.throughput->decode_per_stream.bound;
+    out["prefill_tokens_per_s_bound"] = o.throughput->prefill.bound;
+    out["communication_seconds_per_decode_step"] = o.throughput->comm.decode.seconds;
+  }
+  return out;
 }
 
 json LayerKinds(const model::ModelShape& s) {
@@ -78,7 +136,10 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
     model["quantization"] = {{"method", s.quant->method}, {"bits", s.quant->bits}, {"group_size", s.quant->group_size},
                              {"bytes_per_weight", s.quant->BytesPerWeight()}, {"detail", s.quant->detail}};
   }
-  if (!s.assumed_note.empty()) model["assumed"] = s.assumed_note;
+  if (!s.assumed_reference.empty()) {
+    model["assumed"] = AssumedShapeText(texts, s);
+    model["assumed_reference"] = s.assumed_reference;
+  }
   model["assumed_fields"] = s.assumed_fields;
   model["notes"] = json::array();
   for (const auto& note : s.notes) {
@@ -102,11 +163,13 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
   memory["kv_cache_bytes_per_sequence"] = r.memory.kv_bytes_per_sequence;
   memory["components"] = json::array();
   for (const auto& c : r.memory.components) {
-    memory["components"].push_back({{"id", c.id}, {"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}, {"source", c.source}});
+    memory["components"].push_back({{"id", c.id}, {"name", texts.Get(c.name_key)}, {"bytes", c.bytes},
+                                    {"formula", Say(texts, c.formula)}, {"source", Say(texts, c.source)}});
   }
   memory["total_bytes"] = r.memory.total_bytes;
   memory["per_gpu"] = true;
-  memory["summed"] = r.memory.summed;
+  memory["summed"] = Say(texts, r.memory.summed);
+  memory["weight_bytes_total"] = r.memory.weight_bytes_total;
   memory["overhead_range_bytes"] = {r.memory.overhead_low_bytes, r.memory.overhead_high_bytes};
   memory["lora_params"] = r.memory.lora_params;
   doc["memory"] = memory;
@@ -117,7 +180,14 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                            {"usable_bytes", f.fit.usable_bytes}, {"usable_estimated", f.usable_estimated},
                            {"free_after_bytes", f.fit.free_after_bytes}});
   }
-  if (r.gpu != nullptr) doc["gpu"] = r.gpu->name;
+  doc["units"] = {{"memory", "bytes; text output in binary units (KiB, MiB, GiB)"},
+                  {"rates", "bytes/s and FLOP/s; text output in SI units (GB/s, TFLOP/s)"}};
+  if (r.gpu != nullptr) {
+    doc["gpu"] = r.gpu->name;
+    doc["fits_on_gpu"] = r.fits_on_gpu;
+    doc["gpu_spec"] = GpuFiguresJson(*r.gpu, texts);
+    doc["price"] = PriceJson(r.gpu_price);
+  }
   if (r.capacity) {
     doc["capacity"] = {{"max_batch_at_seq", r.capacity->max_batch_at_seq}, {"seq", j.seq},
                        {"max_seq_at_batch", r.capacity->max_seq_at_batch}, {"batch", j.batch}};
@@ -137,15 +207,59 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
     th["bandwidth_bytes_per_s"] = tp.bandwidth_bytes_per_s;
     th["decode_tokens_per_s_bound"] = tp.decode_aggregate.bound;
     th["decode_tokens_per_s_per_stream_bound"] = tp.decode_per_stream.bound;
-    th["decode"] = RateJson(tp.decode_aggregate);
-    th["decode_per_stream"] = RateJson(tp.decode_per_stream);
+    th["decode"] = RateJson(tp.decode_aggregate, texts);
+    th["decode_per_stream"] = RateJson(tp.decode_per_stream, texts);
     th["prefill_tokens_per_s_bound"] = tp.prefill.bound;
-    th["prefill"] = RateJson(tp.prefill);
+    th["prefill"] = RateJson(tp.prefill, texts);
+    th["decode_step"] = StepJson(tp.decode_step);
+    th["prefill_pass"] = StepJson(tp.prefill_pass);
     if (tp.has_training) {
       th["training_tokens_per_s_bound"] = tp.training.bound;
-      th["training"] = RateJson(tp.training);
+      th["training"] = RateJson(tp.training, texts);
+      th["training_step"] = StepJson(tp.training_step);
     }
+    th["communication"] = CommJson(tp.comm, *r.gpu, texts);
+    th["communication_over_pcie"] = tp.comm_over_pcie ? CommJson(*tp.comm_over_pcie, *r.gpu, texts) : json(nullptr);
     doc["throughput"] = th;
+  }
+  if (r.gpu != nullptr && !r.fits_on_gpu) {
+    doc["options"] = json::array();
+    for (const auto& o : r.options) doc["options"].push_back(OptionJson(o, texts));
+  }
+  if (r.traffic) {
+    const auto& tr = *r.traffic;
+    json traffic = {{"requests_per_second", tr.traffic.requests_per_second > 0 ? json(tr.traffic.requests_per_second) : json(nullptr)},
+                    {"users", tr.traffic.users > 0 ? json(tr.traffic.users) : json(nullptr)},
+                    {"think_seconds", tr.traffic.think_seconds}, {"prompt_tokens", tr.traffic.prompt_tokens},
+                    {"output_tokens", tr.traffic.output_tokens}, {"seq", tr.seq},
+                    {"low", LoadJson(tr.low)}, {"high", LoadJson(tr.high)},
+                    {"gpus_needed", tr.low.feasible ? json(tr.low.gpus) : json(nullptr)}};
+    if (r.gpu_price != nullptr) {
+      for (const char* which : {"low", "high"}) {
+        const auto& load = std::string(which) == "low" ? tr.low : tr.high;
+        traffic[which]["usd_per_million_output_tokens"] =
+            load.feasible ? json(model::UsdPerMillionTokens(r.gpu_price->usd_per_hour, load.gpus, load.output_tokens_per_s))
+                          : json(nullptr);
+      }
+    }
+    doc["traffic"] = traffic;
+  }
+  if (r.cost) {
+    const auto& c = *r.cost;
+    json cost = {{"gpus", c.gpus}, {"usd_per_gpu_hour", c.price->usd_per_hour}, {"price", PriceJson(c.price)},
+                 {"tokens_per_s_bound", c.tokens_per_s_bound}, {"tokens_per_s_low", c.tokens_per_s_low},
+                 {"usd_per_million_tokens_bound", c.usd_per_million_bound},
+                 {"usd_per_million_tokens_low", c.usd_per_million_low},
+                 {"tokens", r.job.mode == model::JobMode::kInfer ? "output" : "training"}};
+    if (r.job.mode == model::JobMode::kInfer) cost["sequences"] = c.sequences;
+    if (c.train_tokens > 0) {
+      cost["train_tokens"] = c.train_tokens;
+      cost["run_usd_bound"] = c.train_tokens / c.tokens_per_s_bound / 3600 * c.gpus * c.price->usd_per_hour;
+      cost["run_usd_low"] = c.train_tokens / c.tokens_per_s_low / 3600 * c.gpus * c.price->usd_per_hour;
+      cost["run_seconds_bound"] = c.train_tokens / c.tokens_per_s_bound;
+      cost["run_seconds_low"] = c.train_tokens / c.tokens_per_s_low;
+    }
+    doc["cost"] = cost;
   }
   return doc;
 }

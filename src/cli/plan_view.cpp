@@ -3,25 +3,11 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/phrase_text.h"
 #include "core/units.h"
-#include "report/json_document.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
-namespace {
-
-std::string Tokens(double per_second) {
-  if (per_second >= 1e4) return fmt::format("{:.0f}", per_second);
-  return core::FormatSignificant(per_second);
-}
-
-std::string RateLine(const report::Texts& t, const model::RateEstimate& r) {
-  return Tr(t, "plan.throughput.rate", fmt::arg("bound", Tokens(r.bound)), fmt::arg("low", Tokens(r.low)),
-            fmt::arg("high", Tokens(r.high)), fmt::arg("elow", static_cast<int>(r.efficiency_low * 100)),
-            fmt::arg("ehigh", static_cast<int>(r.efficiency_high * 100)), fmt::arg("limit", r.limited_by));
-}
-
-}  // namespace
 
 std::string WeightStorage(const model::Job& j) {
   if (j.mode == model::JobMode::kQlora) return "nf4";
@@ -30,16 +16,25 @@ std::string WeightStorage(const model::Job& j) {
   return model::DTypeName(j.weight_dtype);
 }
 
-std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
+std::string AssumedShapeText(const report::Texts& t, const model::ModelShape& s) {
+  if (s.assumed_reference.empty()) return {};
+  return Tr(t, "plan.assumed_shape", fmt::arg("reference", s.assumed_reference), fmt::arg("layers", s.num_layers),
+            fmt::arg("hidden", s.hidden_size), fmt::arg("heads", s.num_heads), fmt::arg("kv", s.num_kv_heads),
+            fmt::arg("vocab", s.vocab_size));
+}
+
+namespace {
+
+std::string RenderModel(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& p = r.memory.params;
   const auto& s = r.shape;
   std::string what = s.architecture.empty() ? s.family : fmt::format("{}, {}", s.architecture, s.family);
   out += Tr(t, "plan.model", fmt::arg("source", r.model_label), fmt::arg("what", what)) + "\n";
   std::string params = s.params_override > 0
-                           ? Tr(t, "plan.params_given", fmt::arg("count", core::FormatCount(static_cast<double>(p.total))))
+                           ? Tr(t, "plan.params_given", fmt::arg("count", FormatParams(t, static_cast<double>(p.total))))
                            : Tr(t, "plan.params_exact", fmt::arg("count", core::FormatInteger(static_cast<std::uint64_t>(p.total))),
-                                fmt::arg("short", core::FormatCount(static_cast<double>(p.total))));
+                                fmt::arg("short", FormatParams(t, static_cast<double>(p.total))));
   out += "  " + params + "\n";
   if (s.num_experts > 0) {
     out += "  " + Tr(t, "plan.params_active", fmt::arg("count", core::FormatInteger(static_cast<std::uint64_t>(p.active))),
@@ -48,7 +43,7 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
   out += "  " + Tr(t, "plan.shape", fmt::arg("layers", s.num_layers), fmt::arg("hidden", s.hidden_size),
                    fmt::arg("heads", s.num_heads), fmt::arg("kv", s.num_kv_heads), fmt::arg("d", s.head_dim),
                    fmt::arg("vocab", s.vocab_size)) + "\n";
-  if (!s.assumed_note.empty()) out += "  " + t.Get("common.note") + ": " + s.assumed_note + "\n";
+  if (!s.assumed_reference.empty()) out += "  " + t.Get("common.note") + ": " + AssumedShapeText(t, s) + "\n";
   if (p.mtp > 0) {
     out += "  " + Tr(t, "plan.params_mtp", fmt::arg("mtp", core::FormatInteger(static_cast<std::uint64_t>(p.mtp))),
                      fmt::arg("stored", core::FormatInteger(static_cast<std::uint64_t>(p.checkpoint_total)))) + "\n";
@@ -73,7 +68,11 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
       out += "    " + t.Get("plan.checkpoint.quantized") + "\n";
     }
   }
+  return out;
+}
 
+std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
+  std::string out;
   const auto& j = r.job;
   std::string mode = t.Get("plan.mode." + model::JobModeName(j.mode));
   if (j.pipeline_parallel > 1 || j.expert_parallel > 0) {
@@ -87,16 +86,23 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
 
   out += "\n" + Tr(t, "plan.memory", fmt::arg("per", j.tensor_parallel > 1 ? t.Get("plan.per_gpu") : "")) + "\n";
+  out += "  " + t.Get("plan.units") + "\n";
   report::TextTable table;
   table.SetAlign(1, report::Align::kRight);
-  for (const auto& c : r.memory.components) table.AddRow({c.name, core::FormatBytesBinary(c.bytes), c.formula});
+  for (const auto& c : r.memory.components) {
+    table.AddRow({t.Get(c.name_key), core::FormatBytesBinary(c.bytes), Say(t, c.formula)});
+  }
   table.AddRow({t.Get("plan.total"), core::FormatBytesBinary(r.memory.total_bytes), ""});
   out += table.Render(2);
   out += "  " + Tr(t, "plan.kv_per_token", fmt::arg("bytes", core::FormatBytesBinary(r.memory.kv_bytes_per_token)),
                    fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
-  out += "  " + r.memory.summed + "\n";
+  out += "  " + Say(t, r.memory.summed) + "\n";
+  return out;
+}
 
-  out += "\n" + Tr(t, "plan.fits", fmt::arg("headroom", static_cast<int>(j.headroom * 100))) + "\n";
+std::string RenderFits(const PlanReport& r, const report::Texts& t) {
+  std::string out;
+  out += "\n" + Tr(t, "plan.fits", fmt::arg("headroom", static_cast<int>(r.job.headroom * 100))) + "\n";
   report::TextTable fits({t.Get("plan.fits.gpu"), t.Get("plan.fits.usable"), t.Get("plan.fits.fits"),
                           t.Get("plan.fits.needed"), t.Get("plan.fits.free")});
   fits.SetAlign(1, report::Align::kRight);
@@ -113,48 +119,15 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
   for (const auto& f : r.fits) any_estimated = any_estimated || f.usable_estimated;
   if (any_estimated) out += "  " + t.Get("plan.fits.footer") + "\n";
   out += "  " + t.Get("plan.fits.split") + "\n";
+  return out;
+}
 
-  if (r.capacity) {
-    out += "\n" + Tr(t, "plan.capacity", fmt::arg("gpu", r.gpu->name)) + "\n";
-    out += "  " + Tr(t, "plan.capacity.batch", fmt::arg("batch", r.capacity->max_batch_at_seq), fmt::arg("seq", j.seq)) + "\n";
-    out += "  " + Tr(t, "plan.capacity.seq", fmt::arg("seq", r.capacity->max_seq_at_batch), fmt::arg("batch", j.batch)) + "\n";
-    if (s.max_position_embeddings > 0 && r.capacity->max_seq_at_batch > s.max_position_embeddings) {
-      out += "  " + Tr(t, "plan.capacity.max_positions", fmt::arg("max", s.max_position_embeddings)) + "\n";
-    }
-  }
-  if (r.serving) {
-    const auto& v = *r.serving;
-    out += "\n" + Tr(t, "plan.serving", fmt::arg("gpu", r.gpu->name)) + "\n";
-    out += "  " + Tr(t, "plan.serving.budget", fmt::arg("budget", core::FormatBytesBinary(std::max(0.0, v.kv_budget_bytes))),
-                     fmt::arg("per_seq", core::FormatBytesBinary(v.kv_bytes_per_sequence)), fmt::arg("seq", j.seq),
-                     fmt::arg("block", v.block_tokens)) + "\n";
-    out += "  " + Tr(t, "plan.serving.concurrency", fmt::arg("n", v.max_sequences), fmt::arg("seq", j.seq),
-                     fmt::arg("x", fmt::format("{:.2f}", v.concurrency))) + "\n";
-    if (j.shared_prefix > 0) {
-      out += "  " + Tr(t, "plan.serving.prefix", fmt::arg("n", v.max_sequences_shared_prefix),
-                       fmt::arg("prefix", j.shared_prefix)) + "\n";
-    } else {
-      out += "  " + t.Get("plan.serving.prefix_hint") + "\n";
-    }
-  }
-  if (r.throughput) {
-    const auto& tp = *r.throughput;
-    out += "\n" + Tr(t, "plan.throughput", fmt::arg("gpu", r.gpu->name), fmt::arg("tp", j.tensor_parallel)) + "\n";
-    out += "  " + t.Get("plan.throughput.decode") + " " + RateLine(t, tp.decode_per_stream) + "\n";
-    out += "      " + tp.decode_per_stream.basis + "\n";
-    if (j.batch > 1) {
-      out += "  " + t.Get("plan.throughput.decode_batch") + " " + RateLine(t, tp.decode_aggregate) + "\n";
-    }
-    out += "  " + t.Get("plan.throughput.prefill") + " " + RateLine(t, tp.prefill) + "\n";
-    out += "      " + tp.prefill.basis + "\n";
-    if (tp.has_training) {
-      out += "  " + t.Get("plan.throughput.training") + " " + RateLine(t, tp.training) + "\n";
-      out += "      " + tp.training.basis + "\n";
-    }
-    out += "  " + t.Get("plan.throughput.assumes") + "\n";
-    out += "      " + tp.decode_per_stream.assumes + "\n      " + tp.prefill.assumes + "\n";
-    if (tp.has_training) out += "      " + tp.training.assumes + "\n";
-  }
+}  // namespace
+
+std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
+  std::string out = RenderModel(r, t) + RenderMemory(r, t) + RenderFits(r, t);
+  if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
+  if (r.traffic) out += RenderTraffic(r, t);
   return out;
 }
 

@@ -3,34 +3,32 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
-#include "core/units.h"
+#include "model/hf_config.h"
+#include "model/memory_planner.h"
+#include "model/quantity.h"
 #include "model/spec_derivation.h"
 
 namespace gpuprobe::model {
 namespace {
 
 // The host link a GPU's data crosses, per direction, after the copy efficiency.
-std::optional<double> HostLinkBytesPerSecond(const GpuSpec& g, std::string* label) {
+std::optional<double> HostLinkBytesPerSecond(const GpuSpec& g, Phrase* label) {
   if (g.host_interface.find("SoC") != std::string::npos) {
-    *label = "unified memory (no copy)";
+    *label = Say("advise.link.unified");
     return 0.0;
   }
   if (auto pcie = DerivePcieBandwidth(g)) {
-    *label = fmt::format("PCIe Gen{} x{} at {}", *g.pcie_generation, *g.pcie_lanes,
-                         core::FormatBytesPerSecond(*pcie * kPcieEfficiency));
+    *label = Say("advise.link.pcie").Int("gen", *g.pcie_generation).Int("lanes", *g.pcie_lanes)
+                 .Rate("rate", *pcie * kPcieEfficiency);
     return *pcie * kPcieEfficiency;
   }
   if (g.host_interface.find("NVLink-C2C") != std::string::npos) {
     double c2c = 450e9 * kPcieEfficiency;  // 900 GB/s bidirectional
-    *label = fmt::format("NVLink-C2C at {}", core::FormatBytesPerSecond(c2c));
+    *label = Say("advise.link.c2c").Rate("rate", c2c);
     return c2c;
   }
   return std::nullopt;
 }
-
-std::string Time(double seconds) { return core::FormatSeconds(seconds); }
 
 }  // namespace
 
@@ -44,25 +42,20 @@ std::string VerdictName(Verdict verdict) {
 }
 
 core::Status ValidateWorkload(const Workload& w) {
-  auto check = [](double v, const char* name, double max) -> core::Status {
-    if (!std::isfinite(v) || v < 0) return core::Status::InvalidArgument(fmt::format("{} must be a non-negative number", name));
-    if (v > max) return core::Status::InvalidArgument(fmt::format("{} = {:.3g} is absurd (limit {:.0e})", name, v, max));
-    return core::Status::Ok();
-  };
-  GPUPROBE_RETURN_IF_ERROR(check(w.flops, "--flops", 1e21));
-  GPUPROBE_RETURN_IF_ERROR(check(w.bytes, "--bytes", 1e16));
-  GPUPROBE_RETURN_IF_ERROR(check(w.transfer_bytes, "--transfer-bytes", 1e16));
-  GPUPROBE_RETURN_IF_ERROR(check(w.calls_per_second, "--calls-per-second", 1e9));
-  if (!(w.parallel_fraction >= 0 && w.parallel_fraction <= 1)) {
-    return core::Status::InvalidArgument("--parallel-fraction must be between 0 and 1");
-  }
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kFlops, w.flops, "--flops"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kBytes, w.bytes, "--bytes"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kBytes, w.transfer_bytes, "--transfer-bytes"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kCallsPerSecond, w.calls_per_second, "--calls-per-second"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kFraction, w.parallel_fraction, "--parallel-fraction"));
+  if (w.model_params > 0) GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kParams, w.model_params, "--size"));
   if (w.flops <= 0 && w.bytes <= 0) {
     return core::Status::InvalidArgument("the workload does no work: give --flops or --bytes (or a --profile)");
   }
   return core::Status::Ok();
 }
 
-core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus) {
+core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus,
+                            const PriceBook* prices) {
   GPUPROBE_RETURN_IF_ERROR(ValidateWorkload(w));
   if (cpu.flops <= 0 || cpu.bandwidth <= 0) {
     return core::Status::InvalidArgument("the CPU's FLOP/s and bandwidth must be positive");
@@ -74,16 +67,36 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   const double p = w.parallel_fraction;
   a.amdahl_cap = p >= 1 ? 1e9 : 1.0 / (1.0 - p);
 
+  // An LLM workload is planned like `plan --params N`: the same job, the same fit rule.
+  std::optional<MemoryPlan> model_plan;
+  Job model_job;
+  if (w.model_params > 0) {
+    auto shape = ShapeFromParameterCount(w.model_params, ShapeFlags{});
+    if (!shape.ok()) return shape.status();
+    auto plan = PlanMemory(*shape, model_job);
+    if (!plan.ok()) return plan.status();
+    model_plan = std::move(plan.value());
+  }
+
   for (const auto& g : gpus) {
     auto peak = PeakFlops(g, w.dtype);
     if (!peak) peak = PeakFlops(g, "fp32");
     auto bandwidth = MemoryBandwidthBytesPerSecond(g);
-    std::string link;
+    Phrase link;
     auto host = HostLinkBytesPerSecond(g, &link);
     if (!peak || !bandwidth || !host) continue;
     GpuEstimate e;
     e.gpu = &g;
     e.link = link;
+    e.peak_flops = *peak;
+    e.bandwidth_bytes_per_s = *bandwidth;
+    e.usable_bytes = DriverUsableMemory(g).bytes;
+    if (model_plan) {
+      e.model_bytes = model_plan->total_bytes;
+      FitResult fit = CheckFit(*model_plan, model_job, e.usable_bytes);
+      e.model_fits = fit.fits;
+      e.model_budget_bytes = fit.usable_bytes;
+    }
     double flops_time = w.flops / *peak * (w.branchy ? kDivergencePenalty : 1.0);
     double memory_time = w.bytes / *bandwidth;
     e.bandwidth_bound = memory_time >= flops_time;
@@ -96,15 +109,26 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
     e.total_seconds = e.resident_seconds + e.transfer_seconds;
     e.speedup = a.cpu_seconds / e.total_seconds;
     e.resident_speedup = a.cpu_seconds / e.resident_seconds;
+    if (prices != nullptr) e.price = prices->Find(g);
+    if (e.price != nullptr) e.usd_per_million_calls = e.price->usd_per_hour / 3600.0 * e.total_seconds * 1e6;
     a.gpus.push_back(e);
   }
-  std::stable_sort(a.gpus.begin(), a.gpus.end(),
-                   [](const GpuEstimate& x, const GpuEstimate& y) { return x.total_seconds < y.total_seconds; });
+  // Fastest first; a GPU the model does not fit on goes after every one it fits on.
+  std::stable_sort(a.gpus.begin(), a.gpus.end(), [](const GpuEstimate& x, const GpuEstimate& y) {
+    bool xf = x.model_fits.value_or(true), yf = y.model_fits.value_or(true);
+    if (xf != yf) return xf;
+    return x.total_seconds < y.total_seconds;
+  });
   if (a.gpus.empty()) return core::Status::InvalidArgument("no GPU in the list has the figures the estimate needs");
+  if (!a.gpus.front().model_fits.value_or(true)) {
+    return core::Status::InvalidArgument("the model fits on no GPU of the database in 16-bit",
+                                         "run 'gpuprobe plan --params N --gpu NAME' for the ways to make it fit");
+  }
 
   const GpuEstimate& best = a.gpus.front();
   const GpuEstimate* best_resident = &a.gpus.front();
   for (const auto& e : a.gpus) {
+    if (!e.model_fits.value_or(true)) continue;
     if (e.resident_seconds < best_resident->resident_seconds) best_resident = &e;
   }
   double intensity = w.bytes > 0 ? w.flops / w.bytes : 1e9;
@@ -112,53 +136,50 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
 
   // 1. Arithmetic intensity.
   {
-    Criterion c{"arithmetic_intensity", 0, ""};
+    Criterion c{"arithmetic_intensity", 0, {}};
     c.score = intensity >= 10 ? 2 : intensity >= 1 ? 1 : intensity >= 0.25 ? 0 : -1;
-    c.reason = fmt::format("{:.3g} FLOP per byte moved (the {} bends at {:.0f}): {}", intensity, best.gpu->name, ridge,
-                           intensity >= ridge ? "compute-bound, the GPU's arithmetic pays off"
-                           : intensity >= 1   ? "bandwidth-bound, but HBM is many times faster than DRAM"
-                                              : "pure data movement: the GPU helps only through its memory bandwidth");
+    c.reason = Say("advise.reason.intensity").Num("intensity", intensity).Text("gpu", best.gpu->name).Num("ridge", ridge)
+                   .Key("meaning", intensity >= ridge ? "advise.reason.intensity_compute"
+                                   : intensity >= 1   ? "advise.reason.intensity_bandwidth"
+                                                      : "advise.reason.intensity_movement");
     a.criteria.push_back(c);
   }
   // 2. Data dependency (Amdahl).
   {
-    Criterion c{"data_dependency", 0, ""};
+    Criterion c{"data_dependency", 0, {}};
     c.score = p >= 0.99 ? 2 : p >= 0.9 ? 1 : p >= 0.5 ? 0 : -2;
-    c.reason = p >= 1 ? "every element is independent: all of it can run in parallel"
-                      : fmt::format("{:.0f}% can run in parallel: Amdahl caps any speed-up at {:.1f}x", p * 100, a.amdahl_cap);
+    c.reason = p >= 1 ? Say("advise.reason.independent")
+                      : Say("advise.reason.amdahl").Percent("p", p).Num("cap", a.amdahl_cap);
     a.criteria.push_back(c);
   }
   // 3. Branching.
   {
-    Criterion c{"branching", w.branchy ? -2 : 1, ""};
-    c.reason = w.branchy ? fmt::format("data-dependent branches: a warp runs its diverging paths in turn (assumed {:.0f}x slower)",
-                                       kDivergencePenalty)
-                         : "uniform control flow: all 32 lanes of a warp do the same thing";
+    Criterion c{"branching", w.branchy ? -2 : 1, {}};
+    c.reason = w.branchy ? Say("advise.reason.branchy").Num("penalty", kDivergencePenalty) : Say("advise.reason.uniform");
     a.criteria.push_back(c);
   }
   // 4. Batchability.
   {
-    Criterion c{"batchability", 0, ""};
+    Criterion c{"batchability", 0, {}};
     double per_call_work = best.compute_seconds;
     if (w.calls_per_second > 0) {
       c.score = per_call_work < 10 * kLaunchRoundTripSeconds ? -2 : per_call_work < 100 * kLaunchRoundTripSeconds ? 0 : 1;
-      c.reason = fmt::format("{:.0f} calls per second, each {} of GPU work against a {} launch round trip{}", w.calls_per_second,
-                             Time(per_call_work), Time(kLaunchRoundTripSeconds),
-                             c.score < 0 ? ": batch requests together, or the GPU idles between launches" : "");
+      c.reason = Say(c.score < 0 ? "advise.reason.calls_batch" : "advise.reason.calls")
+                     .Num("calls", w.calls_per_second).Seconds("work", per_call_work)
+                     .Seconds("launch", kLaunchRoundTripSeconds);
     } else {
       c.score = 2;
-      c.reason = fmt::format("one batch job: {} of GPU work amortises a {} launch", Time(per_call_work), Time(kLaunchRoundTripSeconds));
+      c.reason = Say("advise.reason.batch_job").Seconds("work", per_call_work).Seconds("launch", kLaunchRoundTripSeconds);
     }
     a.criteria.push_back(c);
   }
   // 5. Algorithmic complexity.
   {
-    Criterion c{"complexity", 0, ""};
+    Criterion c{"complexity", 0, {}};
     double excess = w.flops_growth - w.bytes_growth;
     c.score = excess >= 1 ? 2 : excess > 0 ? 1 : 0;
-    c.reason = excess > 0 ? fmt::format("work grows as n^{:g} on n^{:g} data: the larger the problem, the better the GPU does",
-                                        w.flops_growth, w.bytes_growth)
-                          : "work grows like the data: size alone will not make the GPU win";
+    c.reason = excess > 0 ? Say("advise.reason.grows").Num("flops", w.flops_growth).Num("bytes", w.bytes_growth)
+                          : Say("advise.reason.linear");
     a.criteria.push_back(c);
   }
 
@@ -166,20 +187,32 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   if (best.speedup >= kWorthIt) {
     a.verdict = Verdict::kMoveToGpu;
     a.pick = best.gpu;
-    a.reason = fmt::format("the {} takes {} per call including transfers against {} on the CPU ({:.1f}x)", best.gpu->name,
-                           Time(best.total_seconds), Time(a.cpu_seconds), best.speedup);
+    a.reason = Say("advise.reason.move").Text("gpu", best.gpu->name).Seconds("gpu_time", best.total_seconds)
+                   .Seconds("cpu_time", a.cpu_seconds).Num("speedup", best.speedup);
   } else if (best_resident->resident_speedup >= kWorthIt) {
     a.verdict = Verdict::kOnlyIfDataStays;
     a.pick = best_resident->gpu;
-    a.reason = fmt::format("with the data already on the {} a call takes {} against {} on the CPU ({:.1f}x), but copying it "
-                           "over {} adds {}: keep the data on the GPU across calls, or stay on the CPU",
-                           best_resident->gpu->name, Time(best_resident->resident_seconds), Time(a.cpu_seconds),
-                           best_resident->resident_speedup, best_resident->link, Time(best_resident->transfer_seconds));
+    a.reason = Say("advise.reason.resident").Text("gpu", best_resident->gpu->name)
+                   .Seconds("gpu_time", best_resident->resident_seconds).Seconds("cpu_time", a.cpu_seconds)
+                   .Num("speedup", best_resident->resident_speedup).Sub("link", best_resident->link)
+                   .Seconds("transfer", best_resident->transfer_seconds);
   } else {
     a.verdict = Verdict::kStayOnCpu;
-    a.reason = fmt::format("the CPU takes {} per call; the best GPU ({}) needs {} even with the data resident{}", Time(a.cpu_seconds),
-                           best_resident->gpu->name, Time(best_resident->resident_seconds),
-                           w.branchy || p < 0.5 ? ": branchy or serial work is what CPUs are built for" : "");
+    a.reason = Say(w.branchy || p < 0.5 ? "advise.reason.stay_branchy" : "advise.reason.stay")
+                   .Seconds("cpu_time", a.cpu_seconds).Text("gpu", best_resident->gpu->name)
+                   .Seconds("gpu_time", best_resident->resident_seconds);
+  }
+  // The cheapest GPU that passes the same test as the verdict's pick.
+  if (a.verdict != Verdict::kStayOnCpu) {
+    for (size_t i = 0; i < a.gpus.size(); ++i) {
+      const GpuEstimate& e = a.gpus[i];
+      if (!e.model_fits.value_or(true) || e.price == nullptr) continue;
+      double speedup = a.verdict == Verdict::kMoveToGpu ? e.speedup : e.resident_speedup;
+      if (speedup < kWorthIt) continue;
+      if (a.cheapest < 0 || e.usd_per_million_calls < a.gpus[static_cast<size_t>(a.cheapest)].usd_per_million_calls) {
+        a.cheapest = static_cast<int>(i);
+      }
+    }
   }
   return a;
 }

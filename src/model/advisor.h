@@ -10,16 +10,19 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
 #include "model/gpu_spec.h"
+#include "model/phrase.h"
+#include "model/prices.h"
 
 namespace gpuprobe::model {
 
 struct Workload {
-  std::string name;              ///< "vector, 1e8 elements"
+  Phrase name;                   ///< "vector y = a*x + b, 1e8 fp32 elements"
   std::string dtype = "fp32";    ///< arithmetic type: fp64, fp32, bf16, fp16
   double flops = 0;              ///< per call
   double bytes = 0;              ///< memory traffic per call (reads + writes)
@@ -29,13 +32,17 @@ struct Workload {
   double calls_per_second = 0;   ///< 0: one batch job; > 0: a service answering requests
   double flops_growth = 1;       ///< FLOPs grow as size^this ...
   double bytes_growth = 1;       ///< ... and data as size^this
+  /// For an LLM workload: the model's parameter count. Each GPU is then also checked by the
+  /// memory planner (the same job as `plan --params N`: 16-bit inference at 4096 tokens), and
+  /// a GPU the model does not fit on is never picked.
+  double model_params = 0;
 };
 
 /// What the CPU sustains: measured (from a saved bench run) or theoretical.
 struct CpuCapability {
   double flops = 0;          ///< FLOP/s for the workload's dtype
   double bandwidth = 0;      ///< bytes/s
-  std::string basis;         ///< where the two figures come from
+  Phrase basis;              ///< where the two figures come from
 };
 
 struct GpuEstimate {
@@ -48,13 +55,21 @@ struct GpuEstimate {
   double speedup = 0;                 ///< CPU time / total
   double resident_speedup = 0;        ///< CPU time / resident
   bool bandwidth_bound = false;
-  std::string link;                   ///< "PCIe Gen5 x16 at 50.4 GB/s"
+  Phrase link;                        ///< the host link its data crosses ("PCIe Gen5 x16 at 50.4 GB/s")
+  double peak_flops = 0;              ///< the peak used for the workload's dtype
+  double bandwidth_bytes_per_s = 0;   ///< memory bandwidth used
+  double usable_bytes = 0;            ///< driver-usable memory (model/spec_derivation.h)
+  std::optional<bool> model_fits;     ///< LLM workloads: the planner's verdict for the model
+  double model_bytes = 0;             ///< LLM workloads: the planned memory of the model on one GPU
+  double model_budget_bytes = 0;      ///< LLM workloads: usable x headroom, what model_bytes must fit in
+  const GpuPrice* price = nullptr;    ///< when known
+  double usd_per_million_calls = 0;   ///< price x total time; 0 when unpriced
 };
 
 struct Criterion {
   std::string id;       ///< arithmetic_intensity, data_dependency, branching, batchability, complexity
   int score = 0;        ///< -2 (against the GPU) .. +2 (for it)
-  std::string reason;   ///< one line with this workload's numbers
+  Phrase reason;        ///< one line with this workload's numbers
 };
 
 enum class Verdict { kStayOnCpu, kMoveToGpu, kOnlyIfDataStays };
@@ -68,7 +83,10 @@ struct Advice {
   std::vector<Criterion> criteria;
   Verdict verdict = Verdict::kStayOnCpu;
   const GpuSpec* pick = nullptr;      ///< the GPU the verdict names (null to stay on the CPU)
-  std::string reason;                 ///< the verdict in one sentence, with times
+  Phrase reason;                      ///< the verdict in one sentence, with times
+  /// The cheapest priced GPU worth moving to (same test as the verdict), and what it costs.
+  /// An index into `gpus`; -1 when no priced GPU is worth it.
+  int cheapest = -1;
 };
 
 /// A synchronous kernel launch round trip (5-10 us measured on H200 and A100).
@@ -88,6 +106,9 @@ inline constexpr double kWorthIt = 1.25;
 core::Status ValidateWorkload(const Workload& workload);
 
 /// Advises on `workload` given the CPU and the GPUs to consider (NVIDIA and AMD alike).
-core::Result<Advice> Advise(const Workload& workload, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus);
+/// `prices` (may be null) adds dollars per million calls and the cheapest worthwhile GPU.
+/// GPUs are listed fastest first; for an LLM workload, those the model fits on come first.
+core::Result<Advice> Advise(const Workload& workload, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus,
+                            const PriceBook* prices = nullptr);
 
 }  // namespace gpuprobe::model

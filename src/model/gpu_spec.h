@@ -54,7 +54,12 @@ struct GpuSpec {
   std::string host_interface;             ///< "PCIe Gen5 x16"
   std::optional<int> pcie_generation;     ///< 5 for "PCIe Gen5 x16"; empty when not PCIe
   std::optional<int> pcie_lanes;
-  SpecFigure nvlink_total_bidirectional_gb_per_s;
+  SpecFigure nvlink_total_bidirectional_gb_per_s;  ///< GPU-to-GPU link, both directions added
+  /// The SKU's GPU-to-GPU link as the data names it: "NVLink (SXM)", "NVLink bridge (2 cards)",
+  /// "NVLink-C2C + NVLink", "Infinity Fabric (xGMI)", "NVLink (board)" or "none (PCIe only)"
+  /// (model/gpu_link.h turns it into a kind).
+  std::string interconnect;
+  std::optional<int> nvlink_generation;   ///< 1 (P100) .. 5 (Blackwell); empty without NVLink
   std::string form_factor;
   std::string confidence;                 ///< "high", "medium" or "low"
   std::string notes;

@@ -1,4 +1,5 @@
 #include "model/hf_config.h"
+#include "model/quantity.h"
 
 #include <cmath>
 
@@ -177,12 +178,7 @@ core::Status ValidateShape(const ModelShape& s, const std::string& label) {
 }
 
 Result<ModelShape> ShapeFromParameterCount(double params, const ShapeFlags& flags) {
-  if (!std::isfinite(params) || params < 1e6) {
-    return Status::InvalidArgument(fmt::format("--params {:.3g} is too small for a transformer (at least 1M)", params));
-  }
-  if (params > kMaxParams) {
-    return Status::InvalidArgument(fmt::format("--params {:.3g} is beyond any real model (limit {:.0e})", params, kMaxParams));
-  }
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kParams, params, "--params"));
   struct Reference {
     const char* name;
     double params;
@@ -220,10 +216,7 @@ Result<ModelShape> ShapeFromParameterCount(double params, const ShapeFlags& flag
   shape.head_dim = shape.hidden_size / shape.num_heads;
   bool all_given = flags.layers && flags.hidden && flags.heads;
   if (!all_given) {
-    shape.assumed_note = fmt::format(
-        "shape not given: assumed a {}-like layout ({} layers, hidden {}, {} heads, {} KV heads, vocab {}); "
-        "pass --layers --hidden --heads --kv-heads --vocab for your model's exact KV cache",
-        best->name, shape.num_layers, shape.hidden_size, shape.num_heads, shape.num_kv_heads, shape.vocab_size);
+    shape.assumed_reference = best->name;
   }
   GPUPROBE_RETURN_IF_ERROR(ValidateShape(shape, "--params"));
   return shape;

@@ -33,7 +33,7 @@ struct ShapeFlags {
 };
 
 /// A shape for a bare parameter count: the user's dimensions where given, the rest from the
-/// nearest reference llama-style model (ModelShape::assumed_note says which). The total stays
+/// nearest reference llama-style model (ModelShape::assumed_reference names it). The total stays
 /// the user's figure. InvalidArgument for absurd counts or inconsistent dimensions.
 core::Result<ModelShape> ShapeFromParameterCount(double params, const ShapeFlags& flags);
 

@@ -1,5 +1,6 @@
 // Job names and validation (declared in memory_planner.h).
 #include "model/memory_planner.h"
+#include "model/quantity.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,32 +47,21 @@ Result<Optimizer> ParseOptimizer(const std::string& name) {
 }
 
 Status ValidateJob(const ModelShape& shape, const Job& job) {
-  if (job.batch <= 0) return Status::InvalidArgument(fmt::format("--batch must be positive, got {}", job.batch));
-  if (job.batch > kMaxBatch) {
-    return Status::InvalidArgument(fmt::format("--batch {} is absurd (limit {})", job.batch, kMaxBatch));
-  }
-  if (job.seq <= 0) return Status::InvalidArgument(fmt::format("--seq must be positive, got {}", job.seq));
-  if (job.seq > kMaxSeq) {
-    return Status::InvalidArgument(fmt::format("--seq {} tokens is absurd (limit {} tokens)", job.seq, kMaxSeq));
-  }
-  if (job.tensor_parallel <= 0 || job.tensor_parallel > 1024) {
-    return Status::InvalidArgument(fmt::format("--tp must be between 1 and 1024, got {}", job.tensor_parallel));
-  }
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kBatch, static_cast<double>(job.batch), "--batch"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kTokens, static_cast<double>(job.seq), "--seq"));
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kGpuCount, job.tensor_parallel, "--tp"));
   if (job.tensor_parallel > 1 && shape.num_heads % job.tensor_parallel != 0) {
     return Status::InvalidArgument(fmt::format(
         "--tp {} does not divide the {} attention heads (tensor parallelism splits heads evenly)",
         job.tensor_parallel, shape.num_heads));
   }
-  if (job.pipeline_parallel <= 0 || job.pipeline_parallel > 1024) {
-    return Status::InvalidArgument(fmt::format("--pp must be between 1 and 1024, got {}", job.pipeline_parallel));
-  }
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kGpuCount, job.pipeline_parallel, "--pp"));
   if (job.pipeline_parallel > shape.num_layers) {
     return Status::InvalidArgument(fmt::format("--pp {} is more pipeline stages than the model's {} layers",
                                                job.pipeline_parallel, shape.num_layers));
   }
-  if (job.expert_parallel < 0 || job.expert_parallel > 65536) {
-    return Status::InvalidArgument(fmt::format("--ep must be between 1 and 65536, got {}", job.expert_parallel));
-  }
+  // 0 means expert parallelism is off; any other value is a GPU count.
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kGpuCount, job.expert_parallel, "--ep", /*allow_zero=*/true));
   if (job.expert_parallel > 0) {
     if (shape.num_experts == 0) {
       return Status::InvalidArgument("--ep splits the experts of a mixture-of-experts model; this model has none");
@@ -86,23 +76,19 @@ Status ValidateJob(const ModelShape& shape, const Job& job) {
           job.expert_parallel, job.tensor_parallel));
     }
   }
-  if (job.shared_prefix < 0 || job.shared_prefix >= job.seq) {
-    if (job.shared_prefix != 0) {
-      return Status::InvalidArgument(fmt::format("--shared-prefix {} must be below --seq {}", job.shared_prefix, job.seq));
-    }
+  GPUPROBE_RETURN_IF_ERROR(
+      CheckQuantity(Quantity::kTokens, static_cast<double>(job.shared_prefix), "--shared-prefix", /*allow_zero=*/true));
+  if (job.shared_prefix >= job.seq) {
+    return Status::InvalidArgument(fmt::format("--shared-prefix {} must be below --seq {}", job.shared_prefix, job.seq));
   }
   if (job.mode == JobMode::kLora || job.mode == JobMode::kQlora) {
-    if (job.lora_rank <= 0 || job.lora_rank > 65536) {
-      return Status::InvalidArgument(fmt::format("--lora-rank must be between 1 and 65536, got {}", job.lora_rank));
-    }
+    GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kLoraRank, job.lora_rank, "--lora-rank"));
   }
   if (job.mode == JobMode::kFull && !IsFloat16Or32(job.weight_dtype)) {
     return Status::InvalidArgument("full fine-tuning needs fp32, fp16 or bf16 weights, not " +
                                    DTypeName(job.weight_dtype), "use --mode qlora to train on 4-bit weights");
   }
-  if (!(job.headroom > 0 && job.headroom <= 1)) {
-    return Status::InvalidArgument(fmt::format("--headroom must be in (0, 1], got {}", job.headroom));
-  }
+  GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kHeadroom, job.headroom, "--headroom"));
   return Status::Ok();
 }
 

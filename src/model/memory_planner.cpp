@@ -20,13 +20,15 @@ constexpr double kOverheadBytes = 1.0 * kGiB;
 constexpr double kOverheadLowBytes = 0.5 * kGiB;
 constexpr double kOverheadHighBytes = 2.0 * kGiB;
 
-std::string Num(double value) {
-  if (value >= 1e9) return fmt::format("{:.3g}e9", value / 1e9);
-  if (value >= 1e6) return fmt::format("{:.3g}e6", value / 1e6);
-  return fmt::format("{:.0f}", value);
-}
+// " / N GPUs (tensor parallel)" after a formula, or nothing.
+Phrase TpSuffix(int tp) { return tp > 1 ? Say("plan.formula.tp_suffix").Int("tp", tp) : Phrase(); }
 
-std::string Bytes(double bytes) { return core::FormatBytesBinary(bytes); }
+// "{a}{sep}{b}" for lists of parts, with `sep_key` naming the separator text.
+Phrase Join(const std::string& sep_key, Phrase a, Phrase b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return Say(sep_key).Sub("a", std::move(a)).Sub("b", std::move(b));
+}
 
 bool IsTraining(JobMode mode) { return mode != JobMode::kInfer; }
 
@@ -54,11 +56,9 @@ double LayerActivationBytes(const ModelShape& s, double batch, double seq) {
   return tokens * h * (34.0 + 5.0 * a * seq / h);
 }
 
+// Text key of the per-layer activation formula the shape uses.
 std::string LayerActivationFormula(const ModelShape& s) {
-  if (s.gated_mlp) {
-    return "per layer b*s*(10h + 2ad + 4kd + 8f) + 4abs bytes (SwiGLU + GQA + FlashAttention, no s^2 term)";
-  }
-  return "per layer b*s*h*(34 + 5as/h) bytes (Korthikanti et al. 2022, eager attention keeps the s^2 scores)";
+  return s.gated_mlp ? "plan.formula.layer_gated" : "plan.formula.layer_korthikanti";
 }
 
 struct LinearShape {
@@ -114,7 +114,6 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   const ParamCount& p = plan.params;
   const double tp = static_cast<double>(job.tensor_parallel);
   const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
-  const std::string per_gpu = job.tensor_parallel > 1 ? fmt::format(" / {} GPUs (tensor parallel)", job.tensor_parallel) : "";
 
   // 1. Weights. Quantisers keep embeddings, head, norms and routers in 16-bit (docs/plan.md,
   // 'Bytes per element'). Routed experts divide over --ep GPUs, the rest over --tp; pipeline
@@ -122,26 +121,27 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   {
     MemoryComponent c;
     c.id = "weights";
-    c.name = "weights";
+    c.name_key = "plan.component.weights";
     const double total = static_cast<double>(p.total);
     const double experts = static_cast<double>(p.experts);
     const double ep = job.expert_parallel > 0 ? static_cast<double>(job.expert_parallel) : tp;
     const double pp = static_cast<double>(job.pipeline_parallel);
     // Share of the whole model one GPU holds.
     const double share = total > 0 ? ((total - experts) / tp + experts / ep) / pp / total : 1.0 / (tp * pp);
-    std::string split;
+    Phrase split;
     if (job.tensor_parallel > 1 || job.pipeline_parallel > 1 || job.expert_parallel > 0) {
       split = job.expert_parallel > 0
-                  ? fmt::format("; per GPU: non-expert / {} (TP), {} routed-expert params / {} (EP), / {} pipeline stages",
-                                job.tensor_parallel, Num(experts), job.expert_parallel, job.pipeline_parallel)
-                  : fmt::format("; per GPU: / {} (TP) / {} (PP)", job.tensor_parallel, job.pipeline_parallel);
+                  ? Say("plan.formula.split_ep").Int("tp", job.tensor_parallel).Params("experts", experts)
+                        .Int("ep", job.expert_parallel).Int("pp", job.pipeline_parallel)
+                  : Say("plan.formula.split").Int("tp", job.tensor_parallel).Int("pp", job.pipeline_parallel);
     }
     DType dtype = job.mode == JobMode::kQlora ? DType::kNf4 : job.weight_dtype;
     double whole = 0;
     if (job.checkpoint_weight_bytes > 0 && job.mode != JobMode::kQlora) {
       whole = job.checkpoint_weight_bytes;
-      c.formula = fmt::format("{} as stored in the checkpoint ({}){}", Bytes(whole), job.checkpoint_weight_note, split);
-      c.source = "the checkpoint's own tensor headers: every tensor's elements x its stored dtype size";
+      c.formula = Say("plan.formula.weights_checkpoint").Bytes("bytes", whole).Sub("note", job.checkpoint_weight_note)
+                      .Sub("split", split);
+      c.source = Say("plan.source.weights_checkpoint");
     } else if (job.weight_quant && job.mode != JobMode::kQlora) {
       const WeightQuant& q = *job.weight_quant;
       double linear = static_cast<double>(p.linear), kept = static_cast<double>(p.kept_16bit);
@@ -151,25 +151,26 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
         kept -= embed;
       }
       whole = linear * q.BytesPerWeight() + kept * 2.0;
-      c.formula = fmt::format("{} quantised params x {:.4g} B ({}: {}) + {} params kept 16-bit x 2 B{}", Num(linear),
-                              q.BytesPerWeight(), q.method, q.detail, Num(kept), split);
-      c.source = "config.json quantization_config: bits per weight + scales/zeros per group (docs/plan.md, 'Pre-quantised checkpoints')";
+      c.formula = Say("plan.formula.weights_quantized").Params("linear", linear).Num("bytes", q.BytesPerWeight())
+                      .Text("method", q.method).Text("detail", q.detail).Params("kept", kept).Sub("split", split);
+      c.source = Say("plan.source.weights_quantized");
     } else if (IsFloat16Or32(dtype)) {
       double e = BytesPerElement(dtype);
       whole = total * e;
-      c.formula = fmt::format("{} params x {} B ({}){}", Num(total), e, DTypeName(dtype), split);
-      c.source = "W = P x bytes per element (docs/plan.md, 'Weights')";
+      c.formula = Say("plan.formula.weights_float").Params("params", total).Num("bytes", e).Text("dtype", DTypeName(dtype))
+                      .Sub("split", split);
+      c.source = Say("plan.source.weights_float");
     } else {
       double e = BytesPerElement(dtype);
       double linear = static_cast<double>(p.linear), kept = static_cast<double>(p.kept_16bit);
       whole = linear * e + kept * 2.0;
-      c.formula = fmt::format("{} linear params x {:.4g} B ({}) + {} embedding/head/norm params x 2 B (kept 16-bit){}",
-                              Num(linear), e, DTypeName(dtype), Num(kept), split);
-      c.source = dtype == DType::kNf4 ? "QLoRA paper: NF4 + double quantisation = 4.127 bits per weight"
-                                      : "quantisers keep embeddings, head and norms in 16-bit (docs/plan.md, 'Bytes per element')";
+      c.formula = Say("plan.formula.weights_lowbit").Params("linear", linear).Num("bytes", e).Text("dtype", DTypeName(dtype))
+                      .Params("kept", kept).Sub("split", split);
+      c.source = Say(dtype == DType::kNf4 ? "plan.source.weights_nf4" : "plan.source.weights_lowbit");
     }
     c.bytes = whole * share;
     plan.weight_bytes_per_gpu = c.bytes;
+    plan.weight_bytes_total = whole;
     plan.components.push_back(c);
   }
 
@@ -182,7 +183,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   if (!IsTraining(job.mode)) {
     MemoryComponent c;
     c.id = "kv_cache";
-    c.name = "KV cache";
+    c.name_key = "plan.component.kv_cache";
     double per_token = KvBytesPerToken(shape, e_kv, job.tensor_parallel) / gpus_for_kv;
     c.bytes = KvCacheBytes(shape, e_kv, e_kv, job.seq, job.batch, job.tensor_parallel) / gpus_for_kv;
     std::int64_t full = 0, sliding = 0, mla = 0, ssm = 0;
@@ -194,46 +195,52 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
         case MixerKind::kSsm: ++ssm; break;
       }
     }
-    std::string layers;
+    Phrase layers;
     if (shape.layers.empty() || full > 0) {
-      layers = fmt::format("2 (K and V) x {} KV heads x {} head dim on {} full-attention layers",
-                           shape.num_kv_heads, shape.head_dim, shape.layers.empty() ? shape.num_layers : full);
+      layers = Say("plan.formula.kv_full").Int("kv", static_cast<double>(shape.num_kv_heads))
+                   .Int("d", static_cast<double>(shape.head_dim))
+                   .Int("layers", static_cast<double>(shape.layers.empty() ? shape.num_layers : full));
     }
     if (sliding > 0) {
-      layers += fmt::format("{}{} sliding-window layers keep at most {} tokens", layers.empty() ? "" : "; ", sliding,
-                            shape.sliding_window);
+      layers = Join("plan.join_semicolon", layers,
+                    Say("plan.formula.kv_sliding").Int("layers", static_cast<double>(sliding))
+                        .Int("window", static_cast<double>(shape.sliding_window)));
     }
     if (mla > 0) {
-      layers += fmt::format("{}MLA latent (kv_lora_rank + qk_rope_head_dim = {}) on {} layers, no K/V split",
-                            layers.empty() ? "" : "; ", shape.layers.front().latent_dim, mla);
+      layers = Join("plan.join_semicolon", layers,
+                    Say("plan.formula.kv_mla").Int("latent", static_cast<double>(shape.layers.front().latent_dim))
+                        .Int("layers", static_cast<double>(mla)));
     }
-    if (ssm > 0) layers += fmt::format("{}{} SSM layers hold a fixed state per sequence", layers.empty() ? "" : "; ", ssm);
-    c.formula = fmt::format("{}; x {} B ({}) = {} per token{}; x {} tokens x batch {}", layers, e_kv,
-                            DTypeName(job.kv_dtype), Bytes(per_token), gpus_for_kv > 1 ? " per GPU" : "", job.seq,
-                            job.batch);
-    c.source = "KV = 2 L k d s b e per attention layer, windows capped, MLA latent replicated per TP rank, as vLLM sizes it "
-               "(docs/plan.md, 'KV cache')";
+    if (ssm > 0) {
+      layers = Join("plan.join_semicolon", layers, Say("plan.formula.kv_ssm").Int("layers", static_cast<double>(ssm)));
+    }
+    c.formula = Say("plan.formula.kv").Sub("layers", layers).Num("bytes", e_kv).Text("dtype", DTypeName(job.kv_dtype))
+                    .Bytes("per_token", per_token)
+                    .Sub("per_gpu", gpus_for_kv > 1 ? Say("plan.formula.per_gpu_suffix") : Phrase())
+                    .Int("seq", static_cast<double>(job.seq)).Int("batch", static_cast<double>(job.batch));
+    c.source = Say("plan.source.kv");
     plan.components.push_back(c);
   }
 
   // Activations, gradients and optimizer states divide over every GPU of the split.
   const double split = tp * static_cast<double>(job.pipeline_parallel);
+  const Phrase per_gpu = TpSuffix(job.tensor_parallel);
 
   // 3. Activations.
   {
     MemoryComponent c;
     c.id = "activations";
-    c.name = "activations";
+    c.name_key = "plan.component.activations";
     double layer = LayerActivationBytes(shape, b, s);
     double vocab = static_cast<double>(shape.vocab_size);
     if (!IsTraining(job.mode)) {
       // Only the transient peak of one layer during prefill, plus fp32 logits of the last position.
       double logits = b * vocab * 4.0;
       c.bytes = (layer + logits) / split;
-      c.formula = fmt::format("one layer's transient during prefill ({}; {} for b x s = {} tokens) + logits "
-                              "b x V x 4 B ({}){}", LayerActivationFormula(shape), Bytes(layer),
-                              job.batch * job.seq, Bytes(logits), per_gpu);
-      c.source = "docs/plan.md, 'Activations': inference keeps no activations, only one layer's transient peak (vLLM profiles ~1.2 GiB for Llama-3-8B)";
+      c.formula = Say("plan.formula.activations_infer").Key("layer_formula", LayerActivationFormula(shape))
+                      .Bytes("layer", layer).Int("tokens", static_cast<double>(job.batch * job.seq))
+                      .Bytes("logits", logits).Sub("per_gpu", per_gpu);
+      c.source = Say("plan.source.activations_infer");
     } else {
       double L = static_cast<double>(shape.num_layers);
       // fp32 logits and their gradient for the loss (R counts 4 b s V x 2).
@@ -243,12 +250,12 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
                           : L * layer;
       c.bytes = (stored + logits) / split;
       c.formula = job.activation_checkpointing
-                      ? fmt::format("with checkpointing: {} layers x 2sbh (layer inputs) + one layer recomputed ({}) "
-                                    "+ fp32 logits and grads 2 x b x s x V x 4 B ({}){}",
-                                    shape.num_layers, Bytes(layer), Bytes(logits), per_gpu)
-                      : fmt::format("{} layers x ({}; {} per layer) + fp32 logits and grads 2 x b x s x V x 4 B ({}){}",
-                                    shape.num_layers, LayerActivationFormula(shape), Bytes(layer), Bytes(logits), per_gpu);
-      c.source = "Korthikanti et al. 2022 (docs/plan.md, 'Activations'); modern-layer variant for SwiGLU + GQA + FlashAttention";
+                      ? Say("plan.formula.activations_checkpointed").Int("layers", L).Bytes("layer", layer)
+                            .Bytes("logits", logits).Sub("per_gpu", per_gpu)
+                      : Say("plan.formula.activations_train").Int("layers", L)
+                            .Key("layer_formula", LayerActivationFormula(shape)).Bytes("layer", layer)
+                            .Bytes("logits", logits).Sub("per_gpu", per_gpu);
+      c.source = Say("plan.source.activations_train");
     }
     plan.components.push_back(c);
   }
@@ -260,63 +267,65 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
     double grad_bytes = mixed ? 2.0 : 4.0;
     MemoryComponent g;
     g.id = "gradients";
-    g.name = "gradients";
+    g.name_key = "plan.component.gradients";
     g.bytes = trainable * grad_bytes / split;
-    g.formula = fmt::format("{} trainable params x {} B{}", Num(trainable), grad_bytes, per_gpu);
-    g.source = "ZeRO paper (docs/plan.md, 'Training states'): one gradient per trainable parameter in the training dtype";
+    g.formula = Say("plan.formula.gradients").Params("params", trainable).Num("bytes", grad_bytes).Sub("per_gpu", per_gpu);
+    g.source = Say("plan.source.gradients");
     plan.components.push_back(g);
 
     MemoryComponent o;
     o.id = "optimizer";
-    o.name = "optimizer states";
+    o.name_key = "plan.component.optimizer";
     double state_bytes = 0;
     std::string what;
     switch (job.optimizer) {
       case Optimizer::kAdamW:
         state_bytes = mixed ? 12 : 8;
-        what = mixed ? "fp32 master weights 4 B + Adam m 4 B + v 4 B" : "Adam m 4 B + v 4 B";
+        what = mixed ? "plan.optimizer_states.adamw_mixed" : "plan.optimizer_states.adamw";
         break;
       case Optimizer::kAdamW8bit:
         state_bytes = mixed ? 6 : 2;
-        what = mixed ? "fp32 master weights 4 B + 8-bit m and v 2 B" : "8-bit m and v 2 B";
+        what = mixed ? "plan.optimizer_states.adamw8bit_mixed" : "plan.optimizer_states.adamw8bit";
         break;
       case Optimizer::kSgd:
         state_bytes = mixed ? 8 : 4;
-        what = mixed ? "fp32 master weights 4 B + momentum 4 B" : "momentum 4 B";
+        what = mixed ? "plan.optimizer_states.sgd_mixed" : "plan.optimizer_states.sgd";
         break;
     }
     o.bytes = trainable * state_bytes / split;
-    o.formula = fmt::format("{} params x {} B ({}){}", Num(trainable), state_bytes, what, per_gpu);
-    o.source = "ZeRO paper (K = 12 for mixed-precision Adam); HF model_memory_anatomy; bitsandbytes 8-bit Adam";
+    o.formula = Say("plan.formula.optimizer").Params("params", trainable).Num("bytes", state_bytes).Key("what", what)
+                    .Sub("per_gpu", per_gpu);
+    o.source = Say("plan.source.optimizer");
     plan.components.push_back(o);
   } else if (job.mode == JobMode::kLora || job.mode == JobMode::kQlora) {
     plan.lora_params = LoraParameterCount(shape, job.lora_rank, job.lora_all_linears);
     double adapters = static_cast<double>(plan.lora_params);
-    std::string targets = job.lora_all_linears ? "all linears of every layer" : "q, k, v, o of every layer";
+    std::string targets = job.lora_all_linears ? "plan.lora_targets.all" : "plan.lora_targets.attention";
     MemoryComponent w;
     w.id = "lora_adapters";
-    w.name = "LoRA adapters";
+    w.name_key = "plan.component.lora_adapters";
     w.bytes = adapters * 4.0 / split;
-    w.formula = fmt::format("rank {} x (d_in + d_out) over {} = {} params x 4 B (fp32){}", job.lora_rank, targets,
-                            Num(adapters), per_gpu);
-    w.source = "LoRA paper: adapter params = r (d_in + d_out) per adapted matrix; PEFT keeps them in fp32";
+    w.formula = Say("plan.formula.lora_adapters").Int("rank", job.lora_rank).Key("targets", targets)
+                    .Params("params", adapters).Sub("per_gpu", per_gpu);
+    w.source = Say("plan.source.lora_adapters");
     plan.components.push_back(w);
 
     MemoryComponent g;
     g.id = "gradients";
-    g.name = "gradients (adapters only)";
+    g.name_key = "plan.component.gradients_adapters";
     g.bytes = adapters * 4.0 / split;
-    g.formula = fmt::format("{} adapter params x 4 B; frozen base weights get none", Num(adapters));
-    g.source = "LoRA trains only the adapters (docs/plan.md, 'LoRA')";
+    g.formula = Say("plan.formula.lora_gradients").Params("params", adapters);
+    g.source = Say("plan.source.lora_gradients");
     plan.components.push_back(g);
 
     MemoryComponent o;
     o.id = "optimizer";
-    o.name = "optimizer states (adapters only)";
+    o.name_key = "plan.component.optimizer_adapters";
     double state_bytes = job.optimizer == Optimizer::kAdamW ? 8 : job.optimizer == Optimizer::kAdamW8bit ? 2 : 4;
     o.bytes = adapters * state_bytes / split;
-    o.formula = fmt::format("{} adapter params x {} B ({})", Num(adapters), state_bytes, OptimizerName(job.optimizer));
-    o.source = "docs/plan.md, 'LoRA': ~16 B per adapter parameter with AdamW (weights + grads + m + v)";
+    o.formula = Say("plan.formula.lora_optimizer").Params("params", adapters).Num("bytes", state_bytes)
+                    .Text("optimizer", OptimizerName(job.optimizer));
+    o.source = Say("plan.source.lora_optimizer");
     plan.components.push_back(o);
   }
 
@@ -324,13 +333,13 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   {
     MemoryComponent c;
     c.id = "overhead";
-    c.name = "CUDA context and workspaces";
+    c.name_key = "plan.component.overhead";
     const bool split_job = GpusOfSplit(job) > 1;
     c.bytes = kOverheadBytes + (split_job ? kNcclBufferBytes : 0);
-    c.formula = fmt::format("{} per GPU (stated range {} to {}){}", Bytes(kOverheadBytes), Bytes(kOverheadLowBytes),
-                            Bytes(kOverheadHighBytes),
-                            split_job ? fmt::format(" + {} of NCCL buffers", Bytes(kNcclBufferBytes)) : "");
-    c.source = "docs/plan.md, 'Overhead': HF measured 1.3 GB; vLLM non-torch 0.12-1.79 GiB, 3.58 GiB per GPU at TP=2";
+    c.formula = Say("plan.formula.overhead").Bytes("bytes", kOverheadBytes).Bytes("low", kOverheadLowBytes)
+                    .Bytes("high", kOverheadHighBytes)
+                    .Sub("nccl", split_job ? Say("plan.formula.nccl").Bytes("bytes", kNcclBufferBytes) : Phrase());
+    c.source = Say("plan.source.overhead");
     plan.overhead_bytes = c.bytes;
     plan.overhead_low_bytes = kOverheadLowBytes;
     plan.overhead_high_bytes = kOverheadHighBytes + (split_job ? kNcclBufferBytes : 0);
@@ -338,11 +347,9 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
   }
 
   for (const auto& c : plan.components) plan.total_bytes += c.bytes;
-  std::string names;
-  for (const auto& c : plan.components) names += (names.empty() ? "" : " + ") + c.name;
-  plan.summed = fmt::format("total per GPU = {}. Not included: allocator fragmentation (PyTorch reserves "
-                            "more than it allocates, often by hundreds of MiB) and CUDA graphs (1-3 GiB in vLLM).",
-                            names);
+  Phrase names;
+  for (const auto& c : plan.components) names = Join("plan.join_plus", names, Say(c.name_key));
+  plan.summed = Say("plan.summed").Sub("names", names);
   return plan;
 }
 

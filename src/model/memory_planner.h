@@ -14,6 +14,7 @@
 #include "model/dtype.h"
 #include "model/gpu_spec.h"
 #include "model/model_shape.h"
+#include "model/phrase.h"
 
 namespace gpuprobe::model {
 
@@ -44,7 +45,7 @@ struct Job {
   /// Bytes the checkpoint stores for its weights (safetensors or GGUF headers), used when
   /// no --dtype overrides it: the weights component is then exact.
   double checkpoint_weight_bytes = 0;
-  std::string checkpoint_weight_note;  ///< what was read ("4 safetensors files", "GGUF Q4_K_M")
+  Phrase checkpoint_weight_note;      ///< what was read ("4 safetensors files, 291 tensors")
   std::int64_t shared_prefix = 0;     ///< tokens every request shares (prefix caching)
   bool activation_checkpointing = false;  ///< recompute activations in the backward pass
   double headroom = 0.9;              ///< fraction of usable memory a plan may fill (vLLM: 0.9)
@@ -66,15 +67,16 @@ core::Status ValidateJob(const ModelShape& shape, const Job& job);
 
 struct MemoryComponent {
   std::string id;        ///< stable key: weights, kv_cache, activations, gradients, ...
-  std::string name;      ///< display name
+  std::string name_key;  ///< text key of its display name ("plan.component.weights")
   double bytes = 0;      ///< per GPU
-  std::string formula;   ///< the formula with this model's numbers, in words
-  std::string source;    ///< where the formula comes from
+  Phrase formula;        ///< the formula with this model's numbers
+  Phrase source;         ///< where the formula comes from
 };
 
 struct MemoryPlan {
   ParamCount params;
   double weight_bytes_per_gpu = 0;     ///< the weights component
+  double weight_bytes_total = 0;       ///< the whole model's weights, before any split
   double kv_bytes_per_sequence = 0;    ///< one sequence of job.seq tokens, per GPU, 16-token blocks
   std::int64_t lora_params = 0;        ///< adapter parameters (LoRA/QLoRA)
   double kv_bytes_per_token = 0;       ///< all layers, K and V, at the KV dtype, whole model
@@ -83,7 +85,7 @@ struct MemoryPlan {
   double overhead_bytes = 0;           ///< the overhead component alone (per GPU)
   double overhead_low_bytes = 0;       ///< its stated range
   double overhead_high_bytes = 0;
-  std::string summed;                  ///< one sentence: what the total adds up
+  Phrase summed;                       ///< what the total adds up, and what it leaves out
 };
 
 /// Plans memory. InvalidArgument for an impossible job (see ValidateJob; full fine-tuning

@@ -130,8 +130,9 @@ struct ModelShape {
   double mtp_params = 0;
   double vision_params = 0;              ///< vision tower + projector, when its config is present
 
-  /// Set when the shape was not read but assumed (only --params given); says what was assumed.
-  std::string assumed_note;
+  /// Set when the shape was not read but assumed (only --params given): the reference model
+  /// whose layout was taken ("Llama-2-70B"); the view says so with the shape's figures.
+  std::string assumed_reference;
   /// Fields this reader assumed because the config did not say (generic decoder): names only.
   std::vector<std::string> assumed_fields;
   /// Things the user must know about this count (vision tower not counted, generic decoder):

@@ -68,6 +68,15 @@ Status FieldError(const std::string& entry, const std::string& field, const std:
   return Status::ParseError(fmt::format("GPU spec table, entry '{}': field '{}' {}", entry, field, what));
 }
 
+// The GPU-to-GPU link kinds data/gpu_specs_NOTES.md defines (model/gpu_link.h reads them).
+bool KnownInterconnect(const std::string& value) {
+  for (const char* known : {"NVLink (SXM)", "NVLink bridge (2 cards)", "NVLink-C2C + NVLink", "Infinity Fabric (xGMI)",
+                            "NVLink (board)", "none (PCIe only)"}) {
+    if (value == known) return true;
+  }
+  return false;
+}
+
 Result<SpecFigure> ReadFigure(const json& object, const std::string& entry, const char* field) {
   SpecFigure figure;
   auto it = object.find(field);
@@ -150,6 +159,13 @@ Result<GpuSpec> ParseGpu(const json& object) {
   if (lanes.known()) g.pcie_lanes = static_cast<int>(*lanes.value);
   GPUPROBE_ASSIGN_OR_RETURN(g.nvlink_total_bidirectional_gb_per_s,
                             ReadFigure(object, n, "nvlink_total_bidirectional_gb_per_s"));
+  GPUPROBE_ASSIGN_OR_RETURN(g.interconnect, ReadString(object, n, "interconnect", false));
+  if (!g.interconnect.empty() && !KnownInterconnect(g.interconnect)) {
+    return FieldError(n, "interconnect", "is '" + g.interconnect + "', not one of the kinds data/gpu_specs_NOTES.md lists");
+  }
+  SpecFigure nvlink_generation;
+  GPUPROBE_ASSIGN_OR_RETURN(nvlink_generation, ReadFigure(object, n, "nvlink_generation"));
+  if (nvlink_generation.known()) g.nvlink_generation = static_cast<int>(*nvlink_generation.value);
   GPUPROBE_ASSIGN_OR_RETURN(g.form_factor, ReadString(object, n, "form_factor", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.confidence, ReadString(object, n, "confidence", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.notes, ReadString(object, n, "notes", false));

@@ -127,4 +127,10 @@ UsableMemory DriverUsableMemory(const GpuSpec& gpu) {
   return usable;
 }
 
+double MemoryTotalBytes(const GpuSpec& gpu) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  if (gpu.driver_memory_total_mib) return *gpu.driver_memory_total_mib * kMiB;
+  return gpu.memory_size_gb_vendor.ValueOr(0) * kMiB * 1024.0;
+}
+
 }  // namespace gpuprobe::model

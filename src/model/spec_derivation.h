@@ -65,4 +65,9 @@ struct UsableMemory {
 };
 UsableMemory DriverUsableMemory(const GpuSpec& gpu);
 
+/// The GPU's memory in bytes: the driver's total from a real capture when the database has
+/// one, else the vendor's figure read as binary GiB (GPU vendors' "80 GB" is 81920 MiB of
+/// chips). 0 when unknown.
+double MemoryTotalBytes(const GpuSpec& gpu);
+
 }  // namespace gpuprobe::model

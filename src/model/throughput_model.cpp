@@ -2,20 +2,10 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "model/spec_derivation.h"
 
 namespace gpuprobe::model {
 namespace {
-
-// Measured decode efficiency against the bandwidth bound spans ~0.5 (llama.cpp f16 on
-// A100/H100) to ~0.9 (RTX 4080/4090) (docs/plan.md, 'Throughput').
-constexpr double kDecodeEfficiencyLow = 0.5, kDecodeEfficiencyHigh = 0.9;
-// Prefill: llama.cpp reaches 13-22% of datacenter peaks; tuned GEMM libraries ~80% (MAMF).
-constexpr double kPrefillEfficiencyLow = 0.2, kPrefillEfficiencyHigh = 0.6;
-// Training MFU: 0.35-0.55 typical (Megatron 54.2% at 530B; LLaMA-65B ~47.6%).
-constexpr double kMfuLow = 0.35, kMfuHigh = 0.55;
 
 std::string ComputeDType(const Job& job) {
   switch (job.mode == JobMode::kQlora ? DType::kNf4 : job.weight_dtype) {
@@ -28,21 +18,31 @@ std::string ComputeDType(const Job& job) {
   }
 }
 
-RateEstimate Range(double bound, double lo, double hi) {
+// tokens per step / step time, at 100% and at both ends of the efficiency range.
+RateEstimate Range(double tokens, const StepTimes& step, double lo, double hi) {
   RateEstimate r;
-  r.bound = bound;
+  r.bound = tokens / step.At(1.0);
   r.efficiency_low = lo;
   r.efficiency_high = hi;
-  r.low = bound * lo;
-  r.high = bound * hi;
+  r.low = tokens / step.At(lo);
+  r.high = tokens / step.At(hi);
+  r.limited_by = step.memory_bound() ? "memory bandwidth" : "compute";
   return r;
+}
+
+Phrase CommSuffix(const CommEstimate& comm, const Phrase& link) {
+  if (comm.terms.empty()) return {};
+  return Say("plan.basis.comm_suffix").Seconds("comm", comm.seconds).Sub("link", link);
 }
 
 }  // namespace
 
-core::Result<ThroughputPlan> PredictThroughput(const ModelShape& shape, const MemoryPlan& plan,
-                                               const Job& job, const GpuSpec& gpu) {
-  ThroughputPlan out;
+double StepTimes::At(double efficiency) const {
+  return std::max(memory_seconds, compute_seconds) / efficiency + comm_seconds;
+}
+
+core::Result<DeviceRates> RatesFor(const Job& job, const GpuSpec& gpu) {
+  DeviceRates out;
   auto bandwidth = MemoryBandwidthBytesPerSecond(gpu);
   if (!bandwidth) return core::Status::Unavailable(gpu.name + ": memory bandwidth is not in the spec database");
   out.compute_dtype = ComputeDType(job);
@@ -51,64 +51,121 @@ core::Result<ThroughputPlan> PredictThroughput(const ModelShape& shape, const Me
     out.compute_dtype = "bf16";  // e.g. fp8 on a GPU without fp8 tensor cores: runs as 16-bit
     peak = PeakFlops(gpu, "bf16");
   }
-  if (!peak) peak = PeakFlops(gpu, "fp32");
+  if (!peak) {
+    out.compute_dtype = "fp32";
+    peak = PeakFlops(gpu, "fp32");
+  }
   if (!peak) return core::Status::Unavailable(gpu.name + ": no peak FLOP/s in the spec database");
   out.peak_flops = *peak;
-  out.bandwidth_bytes_per_s = *bandwidth;
+  out.bandwidth = *bandwidth;
+  return out;
+}
+
+namespace {
+
+// Weight bytes one decode step reads (whole model): MoE touches at most batch x top-k experts.
+double WeightRead(const ModelShape& shape, const MemoryPlan& plan, double batch, double* touched) {
+  const ParamCount& p = plan.params;
+  double weight_bytes = plan.weight_bytes_total;
+  *touched = 0;
+  if (shape.num_experts > 0 && p.mlp > 0 && p.total > 0) {
+    *touched = std::min<double>(static_cast<double>(shape.num_experts),
+                                batch * static_cast<double>(shape.experts_per_token));
+    double expert_share = static_cast<double>(p.mlp) / static_cast<double>(p.total);
+    return weight_bytes * (1 - expert_share) +
+           weight_bytes * expert_share * *touched / static_cast<double>(shape.num_experts);
+  }
+  return weight_bytes;
+}
+
+}  // namespace
+
+StepTimes DecodeStep(const ModelShape& shape, const MemoryPlan& plan, const Job& job, const DeviceRates& rates,
+                     const GpuLink& link, double batch, double context_tokens) {
+  StepTimes t;
+  const double tp = static_cast<double>(job.tensor_parallel);
+  const double L = static_cast<double>(shape.num_layers);
+  const double ad = static_cast<double>(shape.num_heads) * static_cast<double>(shape.head_dim);
+  double touched = 0;
+  double weight_read = WeightRead(shape, plan, batch, &touched);
+  // Each sequence reads its whole cache every step: windows capped, MLA latent, SSM state.
+  const double e_kv = BytesPerElement(job.kv_dtype);
+  std::int64_t ctx = std::max<std::int64_t>(1, static_cast<std::int64_t>(context_tokens));
+  double kv_read = KvCacheBytes(shape, e_kv, e_kv, ctx, 1) * batch;
+  double flops_per_token = 2.0 * static_cast<double>(plan.params.active) + 4.0 * L * context_tokens * ad;
+  t.memory_seconds = (weight_read + kv_read) / (tp * rates.bandwidth);
+  t.compute_seconds = batch * flops_per_token / (tp * rates.peak_flops);
+  t.comm_seconds = CommForTokens(shape, job, link, batch, false).seconds;
+  return t;
+}
+
+StepTimes PrefillPass(const ModelShape& shape, const MemoryPlan& plan, const Job& job, const DeviceRates& rates,
+                      const GpuLink& link, double batch, double prompt_tokens) {
+  StepTimes t;
+  const double tp = static_cast<double>(job.tensor_parallel);
+  const double L = static_cast<double>(shape.num_layers);
+  const double ad = static_cast<double>(shape.num_heads) * static_cast<double>(shape.head_dim);
+  double flops = 2.0 * static_cast<double>(plan.params.active) * prompt_tokens * batch +
+                 2.0 * L * prompt_tokens * prompt_tokens * ad * batch;
+  t.compute_seconds = flops / (tp * rates.peak_flops);
+  t.comm_seconds = CommForTokens(shape, job, link, batch * prompt_tokens, false).seconds;
+  return t;
+}
+
+core::Result<ThroughputPlan> PredictThroughput(const ModelShape& shape, const MemoryPlan& plan,
+                                               const Job& job, const GpuSpec& gpu) {
+  ThroughputPlan out;
+  auto rates = RatesFor(job, gpu);
+  if (!rates.ok()) return rates.status();
+  out.compute_dtype = rates->compute_dtype;
+  out.peak_flops = rates->peak_flops;
+  out.bandwidth_bytes_per_s = rates->bandwidth;
+  out.comm = PlanCommunication(shape, job, gpu);
+  const GpuLink& link = out.comm.link.link;
+  const Phrase link_name = LinkName(gpu, link);
+  if (out.comm.gpus > 1 && link.kind != LinkKind::kPcie) {
+    GpuLink pcie = PcieLink(gpu);
+    if (pcie.bytes_per_s > 0) out.comm_over_pcie = PlanCommunication(shape, job, gpu, pcie);
+  }
 
   const ParamCount& p = plan.params;
-  const double tp = static_cast<double>(job.tensor_parallel);
   const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
   const double L = static_cast<double>(shape.num_layers);
   const double ad = static_cast<double>(shape.num_heads) * static_cast<double>(shape.head_dim);
+  const int tp = job.tensor_parallel;
 
   // --- Decode: every step reads the weights once and each sequence's KV cache. ---
-  double weight_bytes = 0;
-  for (const auto& c : plan.components) {
-    if (c.id == "weights") weight_bytes = c.bytes * tp;  // whole model
-  }
-  double weight_read = weight_bytes;
-  std::string moe_note;
-  if (shape.num_experts > 0 && p.mlp > 0) {
-    // A step touches at most b x top-k distinct experts per layer.
-    double touched = std::min<double>(static_cast<double>(shape.num_experts),
-                                      b * static_cast<double>(shape.experts_per_token));
-    double expert_share = static_cast<double>(p.mlp) / static_cast<double>(p.total);
-    weight_read = weight_bytes * (1 - expert_share) +
-                  weight_bytes * expert_share * touched / static_cast<double>(shape.num_experts);
-    moe_note = fmt::format(" (MoE: {} of {} experts per layer read at batch {})", touched, shape.num_experts, job.batch);
-  }
-  // Each sequence reads its whole cache every step: windows capped, MLA latent, SSM state.
+  out.decode_step = DecodeStep(shape, plan, job, *rates, link, b, s);
+  double touched = 0;
+  double weight_read = WeightRead(shape, plan, b, &touched);
   const double e_kv = BytesPerElement(job.kv_dtype);
   double kv_read = KvCacheBytes(shape, e_kv, e_kv, job.seq, job.batch);
   double flops_per_token = 2.0 * static_cast<double>(p.active) + 4.0 * L * s * ad;
-  double t_mem = (weight_read + kv_read) / (tp * *bandwidth);
-  double t_cmp = b * flops_per_token / (tp * *peak);
-  double step = std::max(t_mem, t_cmp);
-  bool memory_bound = t_mem >= t_cmp;
-  out.decode_per_stream = Range(1.0 / step, kDecodeEfficiencyLow, kDecodeEfficiencyHigh);
-  out.decode_per_stream.limited_by = memory_bound ? "memory bandwidth" : "compute";
-  out.decode_per_stream.basis = fmt::format(
-      "step = max(({:.3g} GB weights{} + {:.3g} GB KV for {} x {} tokens) / ({} x {:.0f} GB/s), "
-      "{} x {:.3g} GFLOP per token / ({} x {:.0f} TFLOP/s {})) = {:.3g} ms",
-      weight_read / 1e9, moe_note, kv_read / 1e9, job.batch, job.seq, job.tensor_parallel, *bandwidth / 1e9,
-      job.batch, flops_per_token / 1e9, job.tensor_parallel, *peak / 1e12, out.compute_dtype, step * 1e3);
-  out.decode_per_stream.assumes = "measured decode reaches 50-90% of the bandwidth bound (llama.cpp and gpt-fast measurements, docs/plan.md)";
-  out.decode_aggregate = Range(b / step, kDecodeEfficiencyLow, kDecodeEfficiencyHigh);
-  out.decode_aggregate.limited_by = out.decode_per_stream.limited_by;
-  out.decode_aggregate.basis = fmt::format("batch {} / step time", job.batch);
+  Phrase moe;
+  if (touched > 0) {
+    moe = Say("plan.basis.moe").Num("touched", touched).Int("experts", static_cast<double>(shape.num_experts))
+              .Int("batch", b);
+  }
+  out.decode_per_stream = Range(1.0, out.decode_step, kDecodeEfficiencyLow, kDecodeEfficiencyHigh);
+  out.decode_per_stream.basis =
+      Say("plan.basis.decode").Bytes("weights", weight_read).Sub("moe", moe).Bytes("kv", kv_read).Int("batch", b)
+          .Int("seq", s).Int("tp", tp).Rate("bandwidth", rates->bandwidth).Flop("flop", flops_per_token)
+          .Flops("peak", rates->peak_flops).Text("dtype", out.compute_dtype)
+          .Sub("comm", CommSuffix(out.comm.decode, link_name)).Seconds("step", out.decode_step.At(1.0));
+  out.decode_per_stream.assumes = Say("plan.assumes.decode");
+  out.decode_aggregate = Range(b, out.decode_step, kDecodeEfficiencyLow, kDecodeEfficiencyHigh);
+  out.decode_aggregate.basis = Say("plan.basis.decode_batch").Int("batch", b);
   out.decode_aggregate.assumes = out.decode_per_stream.assumes;
 
   // --- Prefill: compute-bound matrix multiplies over the whole prompt. ---
-  double prefill_flops = 2.0 * static_cast<double>(p.active) * s * b + 2.0 * L * s * s * ad * b;
-  double prefill_time = prefill_flops / (tp * *peak);
-  out.prefill = Range(s * b / prefill_time, kPrefillEfficiencyLow, kPrefillEfficiencyHigh);
+  out.prefill_pass = PrefillPass(shape, plan, job, *rates, link, b, s);
+  out.prefill = Range(s * b, out.prefill_pass, kPrefillEfficiencyLow, kPrefillEfficiencyHigh);
   out.prefill.limited_by = "compute";
-  out.prefill.basis = fmt::format("(2 x {:.3g}e9 params x {} tokens x {} + 2 x {} layers x {}^2 x {} x {}) FLOP "
-                                  "/ ({} x {:.0f} TFLOP/s {} dense)",
-                                  p.active / 1e9, job.seq, job.batch, shape.num_layers, job.seq, ad, job.batch,
-                                  job.tensor_parallel, *peak / 1e12, out.compute_dtype);
-  out.prefill.assumes = "20-60% of dense peak: llama.cpp reaches 13-22%, tuned GEMM ~80% at large sizes (docs/plan.md)";
+  out.prefill.basis = Say("plan.basis.prefill").Params("params", static_cast<double>(p.active)).Int("seq", s)
+                          .Int("batch", b).Int("layers", L).Int("ad", ad).Int("tp", tp)
+                          .Flops("peak", rates->peak_flops).Text("dtype", out.compute_dtype)
+                          .Sub("comm", CommSuffix(out.comm.prefill, link_name));
+  out.prefill.assumes = Say("plan.assumes.prefill");
 
   // --- Training ---
   if (job.mode != JobMode::kInfer) {
@@ -117,20 +174,19 @@ core::Result<ThroughputPlan> PredictThroughput(const ModelShape& shape, const Me
     std::string formula;
     if (job.mode == JobMode::kFull) {
       per_token = (job.activation_checkpointing ? 8.0 : 6.0) * static_cast<double>(p.active);
-      formula = job.activation_checkpointing ? "8 x P (6 P + 2 P recompute)" : "6 x P (forward 2 P + backward 4 P)";
+      formula = job.activation_checkpointing ? "plan.training_formula.full_recompute" : "plan.training_formula.full";
     } else {
       per_token = 4.0 * static_cast<double>(p.active) + 6.0 * static_cast<double>(plan.lora_params) +
                   (job.activation_checkpointing ? 2.0 * static_cast<double>(p.active) : 0.0);
-      formula = job.activation_checkpointing ? "4 P + 6 P_lora + 2 P recompute" : "4 P + 6 P_lora (no weight gradients)";
+      formula = job.activation_checkpointing ? "plan.training_formula.lora_recompute" : "plan.training_formula.lora";
     }
-    out.training = Range(tp * *peak / per_token, kMfuLow, kMfuHigh);
+    out.training_step.compute_seconds = per_token * b * s / (static_cast<double>(tp) * rates->peak_flops);
+    out.training_step.comm_seconds = out.comm.training.seconds;
+    out.training = Range(b * s, out.training_step, kMfuLow, kMfuHigh);
     out.training.limited_by = "compute";
-    out.training.basis = fmt::format("{} x {:.0f} TFLOP/s / ({} = {:.3g} GFLOP per token)", job.tensor_parallel,
-                                     *peak / 1e12, formula, per_token / 1e9);
-    out.training.assumes = "MFU 35-55% (Megatron 54.2% at 530B; LLaMA-65B ~47.6%; docs/plan.md)";
-    if (job.mode == JobMode::kQlora) {
-      out.training.assumes += "; QLoRA's on-the-fly dequantisation makes it slower still";
-    }
+    out.training.basis = Say("plan.basis.training").Int("tp", tp).Flops("peak", rates->peak_flops).Key("formula", formula)
+                             .Flop("flop", per_token).Sub("comm", CommSuffix(out.comm.training, link_name));
+    out.training.assumes = Say(job.mode == JobMode::kQlora ? "plan.assumes.training_qlora" : "plan.assumes.training");
   }
   return out;
 }

@@ -16,11 +16,10 @@ const std::vector<GpuSpec>& Gpus() {
   return db.gpus();
 }
 
-CpuCapability ServerCpu() { return {2e12, 300e9, "test server"}; }
+CpuCapability ServerCpu() { return {2e12, 300e9, {}}; }
 
 TEST(Advisor, OneFormulaOverAHundredMillionElementsNeedsTheDataOnTheGpu) {
   Workload w;
-  w.name = "vector";
   double n = 1e8;
   w.flops = 2 * n;
   w.bytes = 8 * n;
@@ -45,7 +44,6 @@ TEST(Advisor, OneFormulaOverAHundredMillionElementsNeedsTheDataOnTheGpu) {
 
 TEST(Advisor, BranchyPerRequestWorkStaysOnTheCpu) {
   Workload w;
-  w.name = "per-request workflow";
   w.flops = 2e5;
   w.bytes = 1e5;
   w.transfer_bytes = 2e4;
@@ -64,7 +62,6 @@ TEST(Advisor, BranchyPerRequestWorkStaysOnTheCpu) {
 
 TEST(Advisor, A2048MatmulMovesToTheGpuEvenWithTransfers) {
   Workload w;
-  w.name = "matmul";
   double n = 2048;
   w.flops = 2 * n * n * n;
   w.bytes = 12 * n * n;
@@ -110,7 +107,7 @@ TEST(Advisor, RejectsBadWorkloads) {
   w.bytes = 1e30;
   EXPECT_FALSE(Advise(w, ServerCpu(), Gpus()).ok());
   w.bytes = 1e9;
-  EXPECT_FALSE(Advise(w, {0, 0, ""}, Gpus()).ok());
+  EXPECT_FALSE(Advise(w, {0, 0, {}}, Gpus()).ok());
 }
 
 }  // namespace

@@ -181,7 +181,7 @@ TEST(ShapeFromParameterCount, AssumesTheNearestReferenceShapeAndSaysSo) {
   auto shape = ShapeFromParameterCount(8e9, {});
   ASSERT_TRUE(shape.ok());
   EXPECT_EQ(shape->num_kv_heads, 8);
-  EXPECT_NE(shape->assumed_note.find("Llama-3-8B"), std::string::npos);
+  EXPECT_EQ(shape->assumed_reference, "Llama-3-8B");
   EXPECT_EQ(CountParameters(*shape).total, 8000000000LL);
 }
 
@@ -193,7 +193,7 @@ TEST(ShapeFromParameterCount, UsesTheGivenDimensions) {
   flags.kv_heads = 8;
   auto shape = ShapeFromParameterCount(13e9, flags);
   ASSERT_TRUE(shape.ok());
-  EXPECT_TRUE(shape->assumed_note.empty());
+  EXPECT_TRUE(shape->assumed_reference.empty());
   EXPECT_DOUBLE_EQ(KvBytesPerToken(*shape, 2.0), 2.0 * 40 * 8 * 128 * 2);
 }
 

@@ -1,0 +1,25 @@
+// Words a model Phrase in the reader's language: looks its key up in the text catalogue and
+// formats each typed argument as that language writes it (binary units for memory, SI for
+// rates, Chinese 亿/万 for parameter counts beside the B form).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include "model/phrase.h"
+#include "report/i18n.h"
+
+namespace gpuprobe::cli {
+
+/// The phrase in words; an empty phrase gives "". A text that does not take the phrase's
+/// arguments falls back to the raw text (a test renders every phrase the planner makes).
+std::string Say(const report::Texts& texts, const model::Phrase& phrase);
+
+/// One argument as the reader's language writes it (also used for table cells).
+std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg);
+
+/// A parameter count: "70.0 B" in English; "700 亿 (70.0 B)" in Chinese.
+std::string FormatParams(const report::Texts& texts, double params);
+
+}  // namespace gpuprobe::cli
