@@ -142,6 +142,22 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return static_cast<int>(core::ExitCode::kBadInput);
   }
 
+  // An option given an empty value (--gpu "") is a mistake in every verb, never "not given".
+  std::vector<const CLI::App*> chain = {&app};
+  for (const auto* sub : app.get_subcommands()) chain.push_back(sub);
+  for (const CLI::App* command : chain) {
+    for (const CLI::Option* option : command->get_options()) {
+      // Not given, a flag, or a value that may be left out (inspect --watch).
+      if (option->count() == 0 || option->get_type_size() == 0 || option->get_expected_min() == 0) continue;
+      for (const auto& value : option->results()) {
+        if (!value.empty()) continue;
+        PrintError(err, core::Status::InvalidArgument(option->get_name() + " needs a value, got an empty one",
+                                                      "run 'gpuprobe " + command->get_name() + " --help' for usage"));
+        return static_cast<int>(core::ExitCode::kBadInput);
+      }
+    }
+  }
+
   report::Language language = report::LanguageFromEnvironment();
   if (!options.lang.empty()) language = *report::ParseLanguage(options.lang);
   auto texts = report::Texts::Load(language);
