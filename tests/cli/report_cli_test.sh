@@ -59,7 +59,7 @@ expect_bad "did you mean" report --from "$fixtures/report/tour-cpu-2core.json" -
 expect_bad "does not exist" report --from "$fixtures/report/tour-cpu-2core.json" -o no/such/dir/x.html
 expect_bad "is a directory" report --from "$fixtures/report/tour-cpu-2core.json" -o quiet
 expect_bad "not a gpuprobe report" report --from "$fixtures/report/tour-cpu-2core.json" -o notes.txt
-expect_bad "--report needs a value" --report "" --no-bench
+expect_bad "report needs a value" --report "" --no-bench
 [ -e x.html ] && fail "a report was written despite bad input"
 [ "$(cat notes.txt)" = "keep me" ] || fail "a foreign file was changed"
 ls ./*.tmp-* >/dev/null 2>&1 && fail "temporary files left behind"
