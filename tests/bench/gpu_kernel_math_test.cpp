@@ -1,5 +1,5 @@
 // The GPU kernels' arithmetic, checked without a GPU: the kernels include the same header.
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
 
 #include <cmath>
 #include <cstring>
@@ -110,29 +110,6 @@ TEST(GpuChainTest, ReplaysFollowTheirRecurrence) {
   Work w = ChainWork(1000, 10, false);
   EXPECT_DOUBLE_EQ(w.flops, 1000.0 * kChainsPerThread * 10 * 2);
   EXPECT_DOUBLE_EQ(ChainWork(1000, 10, true).ops, w.flops);
-}
-
-TEST(GpuFiguresTest, H100FiguresFromTheRuntimesNumbers) {
-  DeviceFigures h100;
-  h100.cc_major = 9;
-  h100.cc_minor = 0;
-  h100.sm_count = 132;
-  h100.sm_clock_hz = 1980e6;
-  h100.memory_clock_hz = 2619e6;
-  h100.memory_bus_width_bits = 5120;
-  EXPECT_NEAR(*TheoreticalBandwidth(h100), 3.35e12, 0.01e12);
-  EXPECT_NEAR(*TheoreticalPeak(h100, "fp32"), 66.9e12, 0.1e12);
-  EXPECT_NEAR(*TheoreticalPeak(h100, "fp64"), 33.5e12, 0.1e12);
-  EXPECT_FALSE(PinnedCopyBandwidth(h100).has_value());  // link unknown
-  h100.pcie_generation = 5;
-  h100.pcie_lanes = 16;
-  EXPECT_NEAR(*PinnedCopyBandwidth(h100), 0.8 * 63.0e9, 0.1e9);
-  DeviceFigures unknown = h100;
-  unknown.cc_major = 12;
-  EXPECT_FALSE(TheoreticalPeak(unknown, "fp32").has_value());
-  EXPECT_EQ(LanesPerSm(8, 6, "fp32"), 128);
-  EXPECT_EQ(LanesPerSm(8, 0, "fp32"), 64);
-  EXPECT_FALSE(TheoreticalBandwidth(DeviceFigures{}).has_value());
 }
 
 }  // namespace

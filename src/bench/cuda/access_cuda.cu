@@ -139,7 +139,7 @@ class GpuAccessBenchmark : public Benchmark {
     Prediction p;
     const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
     if (ctx == nullptr) return p;
-    auto bw = gpu::TheoreticalBandwidth(ctx->Figures());
+    auto bw = model::TheoreticalBandwidth(ctx->Figures());
     if (!bw) return p;
     // Useful fraction of each 32-byte sector fetched.
     double useful = 1;

@@ -92,7 +92,7 @@ float ReplayChainF16(int k, std::uint64_t steps) {
 struct TypeInfo {
   Type type;
   const char* id;
-  const char* spec_type;  // for gpu::TheoreticalPeak
+  const char* spec_type;  // for model::TheoreticalPeak
   const char* description;
 };
 
@@ -201,9 +201,9 @@ class GpuComputeBenchmark : public Benchmark {
     const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
     if (ctx == nullptr) return p;
     const auto& f = ctx->Figures();
-    if (auto peak = gpu::TheoreticalPeak(f, info_type_.spec_type)) {
+    if (auto peak = model::TheoreticalPeak(f, info_type_.spec_type)) {
       p.value = *peak;
-      p.basis = fmt::format("{} SMs x {} {} lanes x 2 x {:.0f} MHz", f.sm_count, gpu::LanesPerSm(f.cc_major, f.cc_minor, info_type_.spec_type),
+      p.basis = fmt::format("{} SMs x {} {} lanes x 2 x {:.0f} MHz", f.sm_count, model::LanesPerSm(f.cc_major, f.cc_minor, info_type_.spec_type),
                             info_type_.spec_type, f.sm_clock_hz / 1e6);
     } else {
       p.basis = fmt::format("sm_{}{} is not in gpuprobe's lanes-per-SM table", f.cc_major, f.cc_minor);

@@ -72,7 +72,7 @@ core::Result<std::uint64_t> CountMismatches(const float* data, std::uint64_t n, 
 
 // PCIe generation and width from NVML (the runtime does not report them); 0 when unknown.
 // Returns the loaded library and this device's index in NVML's list, for later samples.
-std::shared_ptr<telemetry::NvmlLibrary> ReadLinkFromNvml(const std::string& pci_bus_id, gpu::DeviceFigures* f, int* nvml_index) {
+std::shared_ptr<telemetry::NvmlLibrary> ReadLinkFromNvml(const std::string& pci_bus_id, model::DeviceFigures* f, int* nvml_index) {
   auto nvml = telemetry::NvmlLibrary::Load();
   if (!nvml.ok() || !(*nvml)->Init().ok()) return nullptr;
   auto gpus = telemetry::ReadNvmlSnapshots(**nvml);
@@ -115,7 +115,7 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   ctx->device_.pci_bus_id = d.pci_bus_id;
   ctx->device_.memory_total_bytes = d.memory_total_bytes;
   ctx->device_.memory_free_bytes = d.memory_free_bytes;
-  gpu::DeviceFigures& f = ctx->figures_;
+  model::DeviceFigures& f = ctx->figures_;
   f.cc_major = d.compute_capability_major;
   f.cc_minor = d.compute_capability_minor;
   f.sm_count = d.sm_count;

@@ -19,7 +19,8 @@
 #include <string>
 
 #include "bench/backend.h"
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
+#include "model/gpu_device_figures.h"
 #include "bench/cuda/numa_placement.h"
 #include "core/status.h"
 
@@ -35,7 +36,7 @@ class CudaContext : public BackendContext {
 
   std::string BackendName() const override { return "cuda"; }
   const DeviceInfo& Device() const override { return device_; }
-  const gpu::DeviceFigures& Figures() const { return figures_; }
+  const model::DeviceFigures& Figures() const { return figures_; }
   /// The GPU's NUMA node (sysfs), -1 when unknown: pinned host buffers are placed there.
   int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
@@ -63,7 +64,7 @@ class CudaContext : public BackendContext {
   std::shared_ptr<void> nvml_;  // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
   int nvml_index_ = -1;         // this device's position in NVML's list
   DeviceInfo device_;
-  gpu::DeviceFigures figures_;
+  model::DeviceFigures figures_;
   int numa_node_ = -1;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

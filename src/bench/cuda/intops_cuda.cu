@@ -154,7 +154,7 @@ class IntopsBenchmark : public Benchmark {
       p.basis = "emulated in software: no lane count predicts it (expect several times slower than int32)";
       return p;
     }
-    if (auto peak = gpu::TheoreticalPeak(ctx->Figures(), type)) {
+    if (auto peak = model::TheoreticalPeak(ctx->Figures(), type)) {
       p.value = *peak / 2;  // TheoreticalPeak counts 2 per FMA; here an FMA is one op
       p.basis = fmt::format("SMs x {} lanes x clock", type);
     }

@@ -423,7 +423,7 @@ class GpuMatmulBenchmark : public Benchmark {
       p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
       return p;
     }
-    if (auto peak = gpu::TheoreticalPeak(ctx->Figures(), "fp32")) {
+    if (auto peak = model::TheoreticalPeak(ctx->Figures(), "fp32")) {
       p.value = *peak;
       p.basis = "the FP32 peak of the CUDA cores (SMs x lanes x 2 x clock)";
     }

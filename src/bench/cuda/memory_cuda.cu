@@ -99,7 +99,7 @@ Prediction HbmPrediction(const PredictionContext& pc) {
   Prediction p;
   const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
   if (ctx == nullptr) return p;
-  if (auto bw = gpu::TheoreticalBandwidth(ctx->Figures())) {
+  if (auto bw = model::TheoreticalBandwidth(ctx->Figures())) {
     p.value = *bw;
     p.basis = fmt::format("2 x memory clock {:.0f} MHz x {}-bit bus / 8 = {}", ctx->Figures().memory_clock_hz / 1e6,
                           ctx->Figures().memory_bus_width_bits, core::FormatBytesPerSecond(*bw));

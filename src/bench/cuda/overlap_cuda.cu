@@ -242,7 +242,7 @@ class PipelineBenchmark : public Benchmark {
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
     const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
-    auto link = ctx != nullptr ? gpu::PinnedCopyBandwidth(ctx->Figures()) : std::nullopt;
+    auto link = ctx != nullptr ? model::PinnedCopyBandwidth(ctx->Figures()) : std::nullopt;
     if (c.param == 2 && link) {
       double bytes = 4.0 * static_cast<double>(c.size);
       p.value = 2 * bytes / *link;  // per step: a copy out and a copy back in

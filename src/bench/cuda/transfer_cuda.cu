@@ -246,13 +246,13 @@ class TransferBenchmark : public Benchmark {
     if (ctx == nullptr) return p;
     const auto& f = ctx->Figures();
     if (kind_.direction == Direction::kDeviceToDevice) {
-      if (auto bw = gpu::TheoreticalBandwidth(f)) {
+      if (auto bw = model::TheoreticalBandwidth(f)) {
         p.value = *bw;
         p.basis = "the GPU's memory bandwidth (each byte read once and written once)";
       }
       return p;
     }
-    auto link = gpu::PinnedCopyBandwidth(f);
+    auto link = model::PinnedCopyBandwidth(f);
     if (!link) {
       p.basis = "the PCIe generation and width are unknown (NVML not available)";
       return p;

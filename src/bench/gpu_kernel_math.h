@@ -1,8 +1,9 @@
 // The arithmetic of the GPU benchmarks that needs no GPU: launch geometry and the exact index
-// loop every grid-stride kernel uses, the pseudo-random fill, the expected results, the
-// declared work, and the device's theoretical figures. The kernels include this header (the
-// functions marked GPUPROBE_HOST_DEVICE compile for both sides), so what the tests check on
-// the CPU is what the GPU runs. No CUDA header here: it compiles everywhere.
+// loop every grid-stride kernel uses, the pseudo-random fill, the expected results and the
+// declared work. The kernels include this header (the functions marked GPUPROBE_HOST_DEVICE
+// compile for both sides), so what the tests check on the CPU is what the GPU runs. No CUDA
+// header here: it compiles everywhere. The device's theoretical figures are the model's
+// (model/gpu_device_figures.h).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -13,12 +14,7 @@
 #include <vector>
 
 #include "bench/benchmark.h"
-
-#if defined(__CUDACC__)
-#define GPUPROBE_HOST_DEVICE __host__ __device__
-#else
-#define GPUPROBE_HOST_DEVICE
-#endif
+#include "bench/host_device.h"
 
 namespace gpuprobe::bench::gpu {
 
@@ -171,27 +167,5 @@ std::uint32_t ReplayChainI32(int k, std::uint64_t steps);
 
 /// One FMA = 2 FLOPs; work of `threads` threads x kChainsPerThread chains x `steps`.
 Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer);
-
-// --- the device's theoretical figures ------------------------------------------------------
-
-struct DeviceFigures {
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  double sm_clock_hz = 0;
-  double memory_clock_hz = 0;       ///< as the runtime reports it (half the data rate)
-  int memory_bus_width_bits = 0;
-  std::uint64_t l2_bytes = 0;
-  int pcie_generation = 0, pcie_lanes = 0;  ///< 0 when unknown (from NVML)
-};
-
-/// 2 (double data rate) x memory clock x bus width / 8; empty when a figure is missing.
-std::optional<double> TheoreticalBandwidth(const DeviceFigures& d);
-/// Lanes per SM for "fp32", "fp64", "fp16" (half2 lanes x 2), "int32"; 0 when this
-/// architecture is not in the table.
-int LanesPerSm(int cc_major, int cc_minor, const std::string& type);
-/// SMs x lanes x 2 (FMA) x SM clock; empty when unknown. For int32 the unit is op/s.
-std::optional<double> TheoreticalPeak(const DeviceFigures& d, const std::string& type);
-/// 80% of the PCIe link's encoded rate per direction; empty when the link is unknown.
-std::optional<double> PinnedCopyBandwidth(const DeviceFigures& d);
 
 }  // namespace gpuprobe::bench::gpu
