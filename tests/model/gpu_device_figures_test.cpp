@@ -31,6 +31,26 @@ TEST(GpuDeviceFiguresTest, H100FiguresFromTheRuntimesNumbers) {
   EXPECT_EQ(LanesPerSm(7, 0, "fp32"), 0);  // Volta is not in the table: no guess
 }
 
+TEST(GpuDeviceFiguresTest, BlackwellDatacenterAndRtxHaveLanes) {
+  DeviceFigures b200;
+  b200.cc_major = 10;
+  b200.sm_count = 148;
+  b200.sm_clock_hz = 1965e6;
+  EXPECT_NEAR(*TheoreticalPeak(b200, "fp32"), 74.4e12, 0.1e12);  // the datasheet's ~74 TFLOP/s
+  EXPECT_NEAR(*TheoreticalPeak(b200, "fp64"), 37.2e12, 0.1e12);  // and 37 TFLOP/s fp64
+  EXPECT_FALSE(TheoreticalPeak(b200, "int32").has_value());     // not published: no guess
+  EXPECT_EQ(LanesPerSm(10, 3, "fp64"), 2);                      // B300 cut fp64
+  DeviceFigures rtx5090;
+  rtx5090.cc_major = 12;
+  rtx5090.sm_count = 170;
+  rtx5090.sm_clock_hz = 2407e6;
+  EXPECT_NEAR(*TheoreticalPeak(rtx5090, "fp32"), 104.8e12, 0.1e12);
+  EXPECT_EQ(*TheoreticalPeak(rtx5090, "fp16"), *TheoreticalPeak(rtx5090, "fp32"));
+  EXPECT_EQ(LanesPerSm(12, 0, "fp64"), 2);
+  EXPECT_EQ(LanesPerSm(12, 1, "int32"), 128);
+  EXPECT_EQ(LanesPerSm(11, 0, "fp32"), 0);  // Thor: not in the table
+}
+
 TEST(GpuDeviceFiguresTest, PinnedCopiesUseTheModelsOnePcieEfficiency) {
   DeviceFigures h100 = H100();
   EXPECT_FALSE(PinnedCopyBandwidth(h100).has_value());  // link unknown
