@@ -118,7 +118,7 @@ class GpuAccessBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t bytes = size_override > 0 ? size_override : std::min<std::uint64_t>(256ull << 20, ctx.FreeBytes() / 4);
     std::uint64_t n = bytes / 4 / 32 * 32;  // a multiple of every stride
     std::vector<BenchCase> cases;
@@ -137,7 +137,7 @@ class GpuAccessBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     auto bw = model::TheoreticalBandwidth(ctx->Figures());
     if (!bw) return p;

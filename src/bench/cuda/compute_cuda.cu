@@ -189,7 +189,7 @@ class GpuComputeBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t blocks = static_cast<std::uint64_t>(std::max(1, ctx.Figures().sm_count)) * kBlocksPerSm;
     return {{fmt::format("all {} SMs", ctx.Figures().sm_count), blocks, 0, 0, ""}};
   }
@@ -198,7 +198,7 @@ class GpuComputeBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     const auto& f = ctx->Figures();
     if (auto peak = model::TheoreticalPeak(f, info_type_.spec_type)) {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "bench/backend.h"
+#include "bench/gpu_facts.h"
 #include "bench/gpu_kernel_math.h"
 #include "model/gpu_device_figures.h"
 #include "bench/cuda/numa_placement.h"
@@ -26,7 +27,7 @@
 
 namespace gpuprobe::bench {
 
-class CudaContext : public BackendContext {
+class CudaContext : public BackendContext, public GpuFacts {
  public:
   /// Opens device `index`: a stream, two events and the gate's mapped flag.
   static core::Result<std::unique_ptr<CudaContext>> Open(int index);
@@ -36,7 +37,7 @@ class CudaContext : public BackendContext {
 
   std::string BackendName() const override { return "cuda"; }
   const DeviceInfo& Device() const override { return device_; }
-  const model::DeviceFigures& Figures() const { return figures_; }
+  const model::DeviceFigures& Figures() const override { return figures_; }
   /// The GPU's NUMA node (sysfs), -1 when unknown: pinned host buffers are placed there.
   int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
@@ -45,7 +46,7 @@ class CudaContext : public BackendContext {
   DeviceSample Sample() override;
 
   /// Free device memory now (cudaMemGetInfo); 0 on error.
-  std::uint64_t FreeBytes() const;
+  std::uint64_t FreeBytes() const override;
 
   /// Seconds per repetition of `enqueue` (which queues one repetition on stream()), timed
   /// with events behind the gate as described above.

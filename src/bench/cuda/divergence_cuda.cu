@@ -102,7 +102,7 @@ class DivergenceBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t blocks = static_cast<std::uint64_t>(std::max(1, ctx.Figures().sm_count)) * kBlocksPerSm;
     std::vector<int> ks = full ? std::vector<int>{1, 2, 4, 8, 16, 32} : std::vector<int>{1, 4, 32};
     std::vector<BenchCase> cases;

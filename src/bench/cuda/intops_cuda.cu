@@ -133,7 +133,7 @@ class IntopsBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t blocks = static_cast<std::uint64_t>(std::max(1, ctx.Figures().sm_count)) * kBlocksPerSm;
     std::vector<BenchCase> cases;
     for (const auto& o : kOps) cases.push_back(BenchCase(o.label, blocks, 0, static_cast<double>(o.op), o.label));
@@ -146,7 +146,7 @@ class IntopsBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     Op op = static_cast<Op>(static_cast<int>(c.param));
     const char* type = op == Op::kFp64Fma ? "fp64" : op == Op::kFp32Fma ? "fp32" : op == Op::kInt32MulAdd ? "int32" : nullptr;

@@ -79,7 +79,7 @@ class GpuChaseBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     if (size_override > 0) return {BenchCase(core::FormatBytesBinary(static_cast<double>(size_override)), size_override, 1, 0, "")};
     std::uint64_t l2 = std::max<std::uint64_t>(ctx.Figures().l2_bytes, 1 << 20);
     std::vector<std::pair<const char*, std::uint64_t>> sizes = {

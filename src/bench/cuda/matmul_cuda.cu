@@ -391,7 +391,7 @@ class GpuMatmulBenchmark : public Benchmark {
     return cases;
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     if (c.size < 1 || c.size > 65536) return Availability::No("the matrix order must be between 1 and 65536");
     if (rung_.rung == Rung::kBlocked && c.size % 64 != 0) return Availability::No("the register-blocked kernel needs n divisible by 64");
     if (rung_.rung == Rung::kCublasInt8 && c.size % 4 != 0) return Availability::No("int8 GEMM needs n divisible by 4");
@@ -417,7 +417,7 @@ class GpuMatmulBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     if (IsTensor(rung_.rung)) {
       p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
@@ -535,7 +535,7 @@ class BurnBenchmark : public Benchmark {
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
     if (c.size % 64 != 0) return Availability::No("the burn's GEMM needs n divisible by 64");
-    if (3 * 4 * c.size * c.size * 2 > static_cast<const CudaContext&>(context).FreeBytes()) {
+    if (3 * 4 * c.size * c.size * 2 > FactsOf(context).FreeBytes()) {
       return Availability::No("the burn's matrices do not fit in the GPU's free memory");
     }
     return Availability::Yes();

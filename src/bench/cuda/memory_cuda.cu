@@ -86,7 +86,7 @@ __global__ void ReadKernel(const float* __restrict__ a, unsigned long long n, in
   atomicAdd(result, acc);
 }
 
-std::uint64_t DefaultArrayBytes(const CudaContext& ctx, int arrays) {
+std::uint64_t DefaultArrayBytes(const GpuFacts& ctx, int arrays) {
   // >= 1 GiB per array where memory allows (METHOD.md: far beyond L2), else what fits in
   // 80% of free memory.
   std::uint64_t free_bytes = ctx.FreeBytes();
@@ -97,7 +97,7 @@ std::uint64_t DefaultArrayBytes(const CudaContext& ctx, int arrays) {
 
 Prediction HbmPrediction(const PredictionContext& pc) {
   Prediction p;
-  const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+  const auto* ctx = GpuFactsOf(pc.context);
   if (ctx == nullptr) return p;
   if (auto bw = model::TheoreticalBandwidth(ctx->Figures())) {
     p.value = *bw;
@@ -197,14 +197,14 @@ class GpuStreamBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     int arrays = op_ == StreamOp::kDot ? 2 : 3;
     std::uint64_t bytes = size_override > 0 ? size_override : DefaultArrayBytes(ctx, arrays);
     std::uint64_t n = bytes / 4;
     return {{core::FormatBytesBinary(static_cast<double>(n * 4)) + " per array", n, 0, static_cast<double>(n * 4), ""}};
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     int arrays = op_ == StreamOp::kDot ? 2 : 3;
     if (c.size == 0) return Availability::No("no free GPU memory for the arrays");
     if (c.size * 4 * static_cast<std::uint64_t>(arrays) > ctx.FreeBytes()) {
@@ -283,7 +283,7 @@ class GpuSweepBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t top = size_override > 0 ? size_override
                                           : std::min<std::uint64_t>(std::max<std::uint64_t>(8 * ctx.Figures().l2_bytes, 256ull << 20),
                                                                     ctx.FreeBytes() / 2);
@@ -299,7 +299,7 @@ class GpuSweepBenchmark : public Benchmark {
     return w;
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx != nullptr && c.size * 4 <= ctx->Figures().l2_bytes / 2) {
       Prediction p;
       p.basis = "fits in L2: faster than HBM; the spec sheet gives no L2 bandwidth";

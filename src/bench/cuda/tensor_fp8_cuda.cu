@@ -166,7 +166,7 @@ class Fp8Benchmark : public Benchmark {
     return {BenchCase(fmt::format("n={}", n), n, 0, 0, "fp8")};
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& f = static_cast<const CudaContext&>(context).Figures();
+    const auto& f = FactsOf(context).Figures();
     if (f.cc_major < 8 || (f.cc_major == 8 && f.cc_minor < 9)) {
       return Availability::No("fp8 tensor cores need compute capability 8.9 (Ada) or newer");
     }

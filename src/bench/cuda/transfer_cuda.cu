@@ -224,7 +224,7 @@ class TransferBenchmark : public Benchmark {
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
     if (c.size < 4) return Availability::No("a copy needs at least 4 bytes");
     // Two device buffers at most; a size that does not fit is skipped and says so.
-    if (c.size * 2 > static_cast<const CudaContext&>(context).FreeBytes()) {
+    if (c.size * 2 > FactsOf(context).FreeBytes()) {
       return Availability::No(fmt::format("{} twice does not fit in the GPU's free memory", core::FormatBytesBinary(static_cast<double>(c.size))));
     }
     return Availability::Yes();
@@ -242,7 +242,7 @@ class TransferBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     const auto& f = ctx->Figures();
     if (kind_.direction == Direction::kDeviceToDevice) {
