@@ -110,7 +110,7 @@ std::uint64_t CollatzTotal(std::uint64_t count) {
 
 float ReplayPath(int q, int steps) {
   float x = 1.0f;
-  for (int s = 0; s < steps; ++s) x = std::fmaf(x, PathMultiplier(q), kChainB);
+  for (int s = 0; s < steps; ++s) x = std::fmaf(x, PathMultiplier(q), kPathAddend);
   return x;
 }
 
@@ -165,35 +165,6 @@ int BatchRepetitions(double seconds_per_rep, double target, int max_reps) {
   if (!(seconds_per_rep > 0) || !std::isfinite(seconds_per_rep)) return max_reps;
   double reps = std::ceil(target / seconds_per_rep);
   return static_cast<int>(std::clamp(reps, 1.0, static_cast<double>(max_reps)));
-}
-
-float ReplayChainF32(int k, std::uint64_t steps) {
-  float x = ChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = std::fmaf(x, kChainA, kChainB);
-  return x;
-}
-
-double ReplayChainF64(int k, std::uint64_t steps) {
-  double x = ChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = std::fma(x, static_cast<double>(kChainA), static_cast<double>(kChainB));
-  return x;
-}
-
-std::uint32_t ReplayChainI32(int k, std::uint64_t steps) {
-  std::uint32_t x = IntChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = x * kIntChainA + kIntChainB;
-  return x;
-}
-
-Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer) {
-  Work w;
-  double fmas = static_cast<double>(threads) * kChainsPerThread * static_cast<double>(steps);
-  if (integer) {
-    w.ops = 2 * fmas;  // a multiply and an add per step
-  } else {
-    w.flops = 2 * fmas;
-  }
-  return w;
 }
 
 }  // namespace gpuprobe::bench::gpu

@@ -117,6 +117,8 @@ std::uint64_t CollatzTotal(std::uint64_t count);
 inline int DivergencePath(std::uint64_t thread, int paths) { return static_cast<int>(thread % 32 % static_cast<std::uint64_t>(paths)); }
 /// Path q's multiplier: distinct per path, so no two paths can be merged.
 GPUPROBE_HOST_DEVICE inline float PathMultiplier(int q) { return 0.999f - 0.0001f * static_cast<float>(q); }
+/// What every path adds on each step.
+constexpr float kPathAddend = 0.001f;
 /// The value a lane on path q holds after `steps` FMAs from 1 (host replay).
 float ReplayPath(int q, int steps);
 
@@ -146,26 +148,5 @@ std::vector<int> SimulateCoverage(std::uint64_t n, int width, const LaunchGeomet
 
 /// Repetitions per timed batch so it lasts >= `target` seconds (>= 1, <= `max_reps`).
 int BatchRepetitions(double seconds_per_rep, double target = 100e-6, int max_reps = 256);
-
-// --- dependent FMA chains (compute peaks) ---------------------------------------------------
-
-/// Independent chains per thread: enough to cover the FMA pipeline latency (4 cycles x 1
-/// issue per cycle, and some slack for dual issue).
-constexpr int kChainsPerThread = 8;
-constexpr float kChainA = 0.999f, kChainB = 0.001f;
-
-/// The chain start for chain k (the same on every thread).
-GPUPROBE_HOST_DEVICE inline float ChainStart(int k) { return 1.0f + 0.125f * static_cast<float>(k); }
-GPUPROBE_HOST_DEVICE inline std::uint32_t IntChainStart(int k) { return 1u + 7u * static_cast<std::uint32_t>(k); }
-constexpr std::uint32_t kIntChainA = 1664525u, kIntChainB = 1013904223u;  // a 32-bit LCG step
-
-/// Host replays: the value of chain k after `steps` FMAs (fp32 with fmaf, fp64 with fma,
-/// int32 modulo 2^32). The device uses the same operations, so they match exactly.
-float ReplayChainF32(int k, std::uint64_t steps);
-double ReplayChainF64(int k, std::uint64_t steps);
-std::uint32_t ReplayChainI32(int k, std::uint64_t steps);
-
-/// One FMA = 2 FLOPs; work of `threads` threads x kChainsPerThread chains x `steps`.
-Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer);
 
 }  // namespace gpuprobe::bench::gpu

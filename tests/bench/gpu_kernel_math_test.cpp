@@ -97,20 +97,5 @@ TEST(GpuBatchTest, RepetitionsReachAHundredMicroseconds) {
   EXPECT_EQ(BatchRepetitions(NAN), 256);
 }
 
-TEST(GpuChainTest, ReplaysFollowTheirRecurrence) {
-  float f = ChainStart(2);
-  for (int s = 0; s < 10; ++s) f = std::fmaf(f, kChainA, kChainB);
-  EXPECT_EQ(ReplayChainF32(2, 10), f);
-  EXPECT_NEAR(ReplayChainF32(0, 100000), 1.0f, 1e-3);  // converges to b / (1 - a) = 1
-  double a = kChainA, b = kChainB;  // the fp32 constants widened: the fixed point is b / (1 - a)
-  EXPECT_NEAR(ReplayChainF64(7, 100000), b / (1 - a), 1e-9);
-  std::uint32_t x = IntChainStart(3);
-  for (int s = 0; s < 5; ++s) x = x * 1664525u + 1013904223u;
-  EXPECT_EQ(ReplayChainI32(3, 5), x);
-  Work w = ChainWork(1000, 10, false);
-  EXPECT_DOUBLE_EQ(w.flops, 1000.0 * kChainsPerThread * 10 * 2);
-  EXPECT_DOUBLE_EQ(ChainWork(1000, 10, true).ops, w.flops);
-}
-
 }  // namespace
 }  // namespace gpuprobe::bench::gpu

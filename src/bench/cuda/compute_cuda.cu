@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/compute_chains.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
 #include "core/units.h"
@@ -16,7 +17,7 @@
 namespace gpuprobe::bench {
 namespace {
 
-constexpr std::uint64_t kSteps = 4096;
+constexpr std::uint64_t kSteps = gpu::kChainSteps;
 constexpr int kBlocksPerSm = 8;
 constexpr std::uint32_t kThreads = 256;
 constexpr int kChains = gpu::kChainsPerThread;
@@ -50,22 +51,20 @@ __global__ void ChainF64(double* out, unsigned long long steps) {
   for (int k = 0; k < kChains; ++k) out[t * kChains + k] = x[k];
 }
 
-// fp16: kChains / 2 half2 registers = kChains half lanes, two FMAs per instruction.
-__global__ void ChainF16(float* out, unsigned long long steps) {
+// fp16: kChains / 2 half2 registers = kChains half lanes, two FMAs per instruction; the
+// results are stored as the halves' bits (chain 2k low, 2k + 1 high), compared bit for bit.
+__global__ void ChainF16(__half2* out, unsigned long long steps) {
   __half2 x[kChains / 2];
 #pragma unroll
   for (int k = 0; k < kChains / 2; ++k) x[k] = __floats2half2_rn(gpu::ChainStart(2 * k), gpu::ChainStart(2 * k + 1));
-  const __half2 a = __float2half2_rn(gpu::kChainA), b = __float2half2_rn(gpu::kChainB);
+  const __half2 a = __half2half2(__ushort_as_half(gpu::kHalfChainA)), b = __half2half2(__ushort_as_half(gpu::kHalfChainB));
   for (unsigned long long s = 0; s < steps; ++s) {
 #pragma unroll
     for (int k = 0; k < kChains / 2; ++k) x[k] = __hfma2(x[k], a, b);
   }
   unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
 #pragma unroll
-  for (int k = 0; k < kChains / 2; ++k) {
-    out[t * kChains + 2 * k] = __low2float(x[k]);
-    out[t * kChains + 2 * k + 1] = __high2float(x[k]);
-  }
+  for (int k = 0; k < kChains / 2; ++k) out[t * (kChains / 2) + k] = x[k];
 }
 
 __global__ void ChainI32(unsigned int* out, unsigned long long steps) {
@@ -79,14 +78,6 @@ __global__ void ChainI32(unsigned int* out, unsigned long long steps) {
   unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
 #pragma unroll
   for (int k = 0; k < kChains; ++k) out[t * kChains + k] = x[k];
-}
-
-// fp16 on the host: the chain in float, rounded to half after each step is close enough to
-// check (the device rounds once per FMA); the chain converges to 1, so compare to 1%.
-float ReplayChainF16(int k, std::uint64_t steps) {
-  float x = static_cast<float>(__half2float(__float2half_rn(gpu::ChainStart(k))));
-  for (std::uint64_t s = 0; s < steps; ++s) x = __half2float(__float2half_rn(std::fmaf(x, gpu::kChainA, gpu::kChainB)));
-  return x;
 }
 
 struct TypeInfo {
@@ -109,14 +100,17 @@ class ComputeInstance : public BenchmarkInstance {
   std::uint64_t Threads() const { return static_cast<std::uint64_t>(blocks_) * kThreads; }
   core::Status Prepare() {
     std::uint64_t values = Threads() * kChains;
-    cudaError_t e = info_.type == Type::kFp64 ? out64_.Allocate(values) : info_.type == Type::kInt32 ? outi_.Allocate(values) : out32_.Allocate(values);
+    // fp16 keeps two chains' bits in each 32-bit word: half as many words.
+    cudaError_t e = info_.type == Type::kFp64   ? out64_.Allocate(values)
+                    : info_.type == Type::kFp32 ? out32_.Allocate(values)
+                                                : outi_.Allocate(info_.type == Type::kFp16 ? values / 2 : values);
     return e == cudaSuccess ? core::Status::Ok() : CudaFailed("cudaMalloc", e);
   }
   cudaError_t Enqueue(cudaStream_t s) {
     switch (info_.type) {
       case Type::kFp32: ChainF32<<<blocks_, kThreads, 0, s>>>(out32_.get(), kSteps); break;
       case Type::kFp64: ChainF64<<<blocks_, kThreads, 0, s>>>(out64_.get(), kSteps); break;
-      case Type::kFp16: ChainF16<<<blocks_, kThreads, 0, s>>>(out32_.get(), kSteps); break;
+      case Type::kFp16: ChainF16<<<blocks_, kThreads, 0, s>>>(reinterpret_cast<__half2*>(outi_.get()), kSteps); break;
       case Type::kInt32: ChainI32<<<blocks_, kThreads, 0, s>>>(outi_.get(), kSteps); break;
     }
     return cudaGetLastError();
@@ -136,13 +130,19 @@ class ComputeInstance : public BenchmarkInstance {
       std::vector<unsigned int> got(values);
       e = cudaMemcpy(got.data(), outi_.get(), values * sizeof(unsigned int), cudaMemcpyDeviceToHost);
       for (std::uint64_t i = 0; i < values && e == cudaSuccess; ++i) bad += got[i] != expectedi_[i % kChains];
+    } else if (info_.type == Type::kFp16) {
+      // Bit for bit: the host replays each __hfma2 lane with one rounding (soft_float.h).
+      std::vector<unsigned int> got(values / 2);
+      e = cudaMemcpy(got.data(), outi_.get(), got.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost);
+      for (std::uint64_t i = 0; i < got.size() && e == cudaSuccess; ++i) {
+        std::uint64_t k = 2 * (i % (kChains / 2));
+        bad += (got[i] & 0xFFFFu) != expected16_[k];
+        bad += (got[i] >> 16) != expected16_[k + 1];
+      }
     } else {
       std::vector<float> got(values);
       e = cudaMemcpy(got.data(), out32_.get(), values * sizeof(float), cudaMemcpyDeviceToHost);
-      for (std::uint64_t i = 0; i < values && e == cudaSuccess; ++i) {
-        float want = expected32_[i % kChains];
-        bad += info_.type == Type::kFp16 ? std::fabs(got[i] - want) > 0.01f * std::fabs(want) : got[i] != want;
-      }
+      for (std::uint64_t i = 0; i < values && e == cudaSuccess; ++i) bad += got[i] != expected32_[i % kChains];
     }
     v.checksum = static_cast<double>(values);
     v.verified = e == cudaSuccess && bad == 0;
@@ -153,14 +153,15 @@ class ComputeInstance : public BenchmarkInstance {
   }
   bool CorruptForTest() override {
     if (info_.type == Type::kFp64) return cudaMemset(out64_.get(), 0x7f, sizeof(double)) == cudaSuccess;
-    if (info_.type == Type::kInt32) return cudaMemset(outi_.get(), 0x7f, sizeof(unsigned int)) == cudaSuccess;
+    if (info_.type == Type::kInt32 || info_.type == Type::kFp16) return cudaMemset(outi_.get(), 0x7f, sizeof(unsigned int)) == cudaSuccess;
     return cudaMemset(out32_.get(), 0x7f, sizeof(float)) == cudaSuccess;
   }
   std::string Note() const override { return fmt::format("{} blocks x {} threads x {} chains", blocks_, kThreads, kChains); }
 
   void ComputeExpected() {
     for (int k = 0; k < kChains; ++k) {
-      expected32_[k] = info_.type == Type::kFp16 ? ReplayChainF16(k, kSteps) : gpu::ReplayChainF32(k, kSteps);
+      expected32_[k] = gpu::ReplayChainF32(k, kSteps);
+      expected16_[k] = gpu::ReplayChainF16(k, kSteps);
       expected64_[k] = gpu::ReplayChainF64(k, kSteps);
       expectedi_[k] = gpu::ReplayChainI32(k, kSteps);
     }
@@ -174,6 +175,7 @@ class ComputeInstance : public BenchmarkInstance {
   DeviceArray<double> out64_;
   DeviceArray<unsigned int> outi_;
   float expected32_[kChains] = {};
+  std::uint16_t expected16_[kChains] = {};
   double expected64_[kChains] = {};
   unsigned int expectedi_[kChains] = {};
   int reps_ = 0;
@@ -194,7 +196,8 @@ class GpuComputeBenchmark : public Benchmark {
     return {{fmt::format("all {} SMs", ctx.Figures().sm_count), blocks, 0, 0, ""}};
   }
   Work WorkFor(const BenchCase& c) const override {
-    return gpu::ChainWork(c.size * kThreads, kSteps, info_type_.type == Type::kInt32);
+    gpu::ChainType type = info_type_.type == Type::kInt32 ? gpu::ChainType::kInt32 : gpu::ChainType::kFp32;
+    return gpu::ChainWork(type, c.size * kThreads, kSteps);
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;

@@ -27,7 +27,7 @@ __global__ void DivergentKernel(const int* __restrict__ paths, float* out) {
   for (int q = 0; q < 32; ++q) {
     if (path == q) {
       const float a = gpu::PathMultiplier(q);
-      for (int s = 0; s < kPathSteps; ++s) x = fmaf(x, a, gpu::kChainB);
+      for (int s = 0; s < kPathSteps; ++s) x = fmaf(x, a, gpu::kPathAddend);
     }
   }
   out[t] = x;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/compute_chains.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
 

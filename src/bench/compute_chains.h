@@ -1,0 +1,53 @@
+// The compute peaks' chains: every GPU thread runs kChainsPerThread independent chains of
+// dependent steps, one arithmetic instruction per step (fp32/fp64 FMA, a half2 FMA that
+// carries two fp16 chains, the int32 multiply-add), and the host replays every chain to the
+// bit. The constants, the starts, the host replays and the declared work live here, CUDA-
+// free, so the tests check on the CPU what the kernels compute.
+//
+// Thread safety: pure functions and constants.
+#pragma once
+
+#include <cstdint>
+
+#include "bench/benchmark.h"
+#include "bench/host_device.h"
+
+namespace gpuprobe::bench::gpu {
+
+/// Independent chains per thread: enough to cover the FMA pipeline latency (4 cycles x 1
+/// issue per cycle, and some slack for dual issue).
+constexpr int kChainsPerThread = 8;
+/// Dependent steps per chain in one kernel run.
+constexpr std::uint64_t kChainSteps = 4096;
+
+enum class ChainType { kFp64, kFp32, kFp16, kInt32 };
+
+/// fp32 and fp64: x = x * 0.999 + 0.001, contracting towards 1.
+constexpr float kChainA = 0.999f, kChainB = 0.001f;
+/// The start of chain k on every thread: 1.125 .. 2.0, exact in every format here and never
+/// the fixed point (a chain starting at 1.0 would not move in fp32).
+GPUPROBE_HOST_DEVICE inline float ChainStart(int k) { return 1.125f + 0.125f * static_cast<float>(k); }
+
+/// fp16: x = x * (1 + 2^-10) + 2^-10 as half bits. A contracting chain stalls within a few
+/// steps at 11 bits (its step falls below half a unit in the last place); multiplying by one
+/// unit above 1 adds at least one unit on every step, so the chain moves on all kChainSteps
+/// steps and grows only by e^(steps / 1024): about 55x, far from fp16's 65504.
+constexpr std::uint16_t kHalfChainA = 0x3C01, kHalfChainB = 0x1400;
+
+/// int32: the 32-bit LCG step x = x * 1664525 + 1013904223 (modulo 2^32).
+constexpr std::uint32_t kIntChainA = 1664525u, kIntChainB = 1013904223u;
+GPUPROBE_HOST_DEVICE inline std::uint32_t IntChainStart(int k) { return 1u + 7u * static_cast<std::uint32_t>(k); }
+
+/// The value of chain k after `steps` steps, computed on the host the way the device does:
+/// fp32 with fmaf, fp64 with fma, int32 modulo 2^32, fp16 with one rounding per FMA
+/// (soft_float.h; bits). Bit-exact: a device result that differs in one bit is wrong.
+float ReplayChainF32(int k, std::uint64_t steps);
+double ReplayChainF64(int k, std::uint64_t steps);
+std::uint16_t ReplayChainF16(int k, std::uint64_t steps);
+std::uint32_t ReplayChainI32(int k, std::uint64_t steps);
+
+/// The work of `threads` threads x kChainsPerThread chains x `steps`: an FMA is 2 FLOPs
+/// (fp16: per half lane), the int32 multiply-add 2 ops (a multiply and an add).
+Work ChainWork(ChainType type, std::uint64_t threads, std::uint64_t steps);
+
+}  // namespace gpuprobe::bench::gpu
