@@ -2,7 +2,10 @@
 // dependent steps, one arithmetic instruction per step (fp32/fp64 FMA, a half2 FMA that
 // carries two fp16 chains, the int32 multiply-add), and the host replays every chain to the
 // bit. The constants, the starts, the host replays and the declared work live here, CUDA-
-// free, so the tests check on the CPU what the kernels compute.
+// free, so the tests check on the CPU what the kernels compute. The kernels receive each
+// chain's multiplier and addend as arguments: with compile-time constants the compiler may
+// compose several integer steps into one (x*a+b twice is x*a^2 + (ab+b): associativity
+// holds for integers), and the kernel would do a quarter of the work it reports.
 //
 // Thread safety: pure functions and constants.
 #pragma once
@@ -19,6 +22,12 @@ namespace gpuprobe::bench::gpu {
 constexpr int kChainsPerThread = 8;
 /// Dependent steps per chain in one kernel run.
 constexpr std::uint64_t kChainSteps = 4096;
+/// Steps per iteration of the kernels' loop, unrolled in the source: the loop's own counter,
+/// compare and branch cost 3 issue slots per 32 x 8 arithmetic instructions (about 1%), and
+/// the compiler is told not to unroll further, so the PTX test can count the instructions of
+/// one iteration exactly.
+constexpr int kChainUnroll = 32;
+static_assert(kChainSteps % kChainUnroll == 0, "the kernels run whole iterations");
 
 enum class ChainType { kFp64, kFp32, kFp16, kInt32 };
 

@@ -15,6 +15,8 @@ namespace gpuprobe::bench {
 namespace {
 
 constexpr std::uint64_t kSteps = 1024;
+constexpr std::uint64_t kIterations = kSteps / gpu::kChainUnroll;
+static_assert(kSteps % gpu::kChainUnroll == 0, "whole iterations");
 constexpr int kChains = gpu::kChainsPerThread;
 constexpr int kBlocksPerSm = 8;
 constexpr std::uint32_t kThreads = 256;
@@ -40,14 +42,20 @@ __device__ __forceinline__ T Step(T x, T a, T b) {
   }
 }
 
+// The compute chains' loop shape (compute_chains.h): kChainUnroll steps per iteration and
+// no further unrolling, so the PTX test can count one iteration's instructions.
 template <typename T, Op kOp>
-__global__ void IntopsKernel(T a, T b, unsigned long long steps, T* out) {
+__global__ void IntopsKernel(T a, T b, unsigned long long iterations, T* out) {
   T x[kChains];
 #pragma unroll
   for (int k = 0; k < kChains; ++k) x[k] = static_cast<T>(1000003 + 7919 * k);
-  for (unsigned long long s = 0; s < steps; ++s) {
+#pragma unroll 1
+  for (unsigned long long i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) x[k] = Step<T, kOp>(x[k], a, b);
+    for (int u = 0; u < gpu::kChainUnroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < kChains; ++k) x[k] = Step<T, kOp>(x[k], a, b);
+    }
   }
   unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
 #pragma unroll
@@ -78,11 +86,11 @@ class IntopsInstance : public BenchmarkInstance {
   cudaError_t Enqueue(cudaStream_t s) {
     void* out = out_.get();
     switch (op_) {
-      case Op::kInt32MulAdd: IntopsKernel<unsigned int, Op::kInt32MulAdd><<<blocks_, kThreads, 0, s>>>(1664525u, 1013904223u, kSteps, static_cast<unsigned int*>(out)); break;
-      case Op::kInt64MulAdd: IntopsKernel<unsigned long long, Op::kInt64MulAdd><<<blocks_, kThreads, 0, s>>>(6364136223846793005ull, 1442695040888963407ull, kSteps, static_cast<unsigned long long*>(out)); break;
-      case Op::kInt32Divide: IntopsKernel<unsigned int, Op::kInt32Divide><<<blocks_, kThreads, 0, s>>>(3u, 1000000u, kSteps, static_cast<unsigned int*>(out)); break;
-      case Op::kFp32Fma: IntopsKernel<float, Op::kFp32Fma><<<blocks_, kThreads, 0, s>>>(gpu::kChainA, gpu::kChainB, kSteps, static_cast<float*>(out)); break;
-      case Op::kFp64Fma: IntopsKernel<double, Op::kFp64Fma><<<blocks_, kThreads, 0, s>>>(static_cast<double>(gpu::kChainA), static_cast<double>(gpu::kChainB), kSteps, static_cast<double*>(out)); break;
+      case Op::kInt32MulAdd: IntopsKernel<unsigned int, Op::kInt32MulAdd><<<blocks_, kThreads, 0, s>>>(1664525u, 1013904223u, kIterations, static_cast<unsigned int*>(out)); break;
+      case Op::kInt64MulAdd: IntopsKernel<unsigned long long, Op::kInt64MulAdd><<<blocks_, kThreads, 0, s>>>(6364136223846793005ull, 1442695040888963407ull, kIterations, static_cast<unsigned long long*>(out)); break;
+      case Op::kInt32Divide: IntopsKernel<unsigned int, Op::kInt32Divide><<<blocks_, kThreads, 0, s>>>(3u, 1000000u, kIterations, static_cast<unsigned int*>(out)); break;
+      case Op::kFp32Fma: IntopsKernel<float, Op::kFp32Fma><<<blocks_, kThreads, 0, s>>>(gpu::kChainA, gpu::kChainB, kIterations, static_cast<float*>(out)); break;
+      case Op::kFp64Fma: IntopsKernel<double, Op::kFp64Fma><<<blocks_, kThreads, 0, s>>>(static_cast<double>(gpu::kChainA), static_cast<double>(gpu::kChainB), kIterations, static_cast<double*>(out)); break;
     }
     return cudaGetLastError();
   }
