@@ -14,31 +14,32 @@ std::optional<double> TheoreticalBandwidth(const DeviceFigures& d) {
 
 int LanesPerSm(int major, int minor, const std::string& type) {
   // Per SM and clock, from NVIDIA's whitepapers and datasheets (Turing, Ampere GA100/GA10x,
-  // Ada, Hopper, Blackwell B200/B300 and RTX Blackwell). fp16 counts half2 lanes x 2,
-  // non-tensor. 0 = not published: the prediction then says so instead of guessing.
-  struct Row { int major, minor, fp32, fp64, fp16, int32; };
+  // Ada, Hopper, Blackwell B200/B300 and RTX Blackwell). fp16 and bf16 count paired lanes x
+  // 2, non-tensor. 0 = not published: the prediction then says so instead of guessing.
+  struct Row { int major, minor, fp32, fp64, fp16, bf16, int32; };
   static const Row kRows[] = {
-      {7, 5, 64, 2, 128, 64},    // Turing (T4, RTX 20)
-      {8, 0, 64, 32, 256, 64},   // A100
-      {8, 6, 128, 2, 128, 64},   // RTX 30, A10, A40
-      {8, 7, 128, 2, 128, 64},   // Orin
-      {8, 9, 128, 2, 128, 64},   // Ada: RTX 40, L4, L40S
-      {9, 0, 128, 64, 256, 64},  // Hopper: H100, H200
+      {7, 5, 64, 2, 128, 0, 64},      // Turing (T4, RTX 20): no bf16 arithmetic
+      {8, 0, 64, 32, 256, 128, 64},   // A100: bf16 non-tensor at half the fp16 rate
+      {8, 6, 128, 2, 128, 128, 64},   // RTX 30, A10, A40: fp16 and bf16 1:1 with fp32
+      {8, 7, 128, 2, 128, 0, 64},     // Orin: no bf16 figure published
+      {8, 9, 128, 2, 128, 128, 64},   // Ada: RTX 40, L4, L40S
+      {9, 0, 128, 64, 256, 256, 64},  // Hopper: H100, H200
       // B200/GB200: 37 TFLOP/s fp64 and 74 fp32 on 148 SMs at ~1.97 GHz; no non-tensor
-      // fp16 or int32 rate is published.
-      {10, 0, 128, 64, 0, 0},
+      // fp16, bf16 or int32 rate is published.
+      {10, 0, 128, 64, 0, 0, 0},
       // B300/GB300: fp64 cut to ~1.25 TFLOP/s, about 2 lanes per SM.
-      {10, 3, 128, 2, 0, 0},
-      // RTX Blackwell (RTX 50, RTX PRO 6000; GB10 is 12.1): fp16 and int32 1:1 with fp32
-      // (every core runs int32 or fp32), fp64 at 1/64.
-      {12, 0, 128, 2, 128, 128},
-      {12, 1, 128, 2, 128, 128},
+      {10, 3, 128, 2, 0, 0, 0},
+      // RTX Blackwell (RTX 50, RTX PRO 6000; GB10 is 12.1): fp16, bf16 and int32 1:1 with
+      // fp32 (every core runs int32 or fp32), fp64 at 1/64.
+      {12, 0, 128, 2, 128, 128, 128},
+      {12, 1, 128, 2, 128, 128, 128},
   };
   for (const auto& r : kRows) {
     if (r.major != major || r.minor != minor) continue;
     if (type == "fp32") return r.fp32;
     if (type == "fp64") return r.fp64;
     if (type == "fp16") return r.fp16;
+    if (type == "bf16") return r.bf16;
     if (type == "int32") return r.int32;
   }
   return 0;

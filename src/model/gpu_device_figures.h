@@ -29,8 +29,8 @@ struct DeviceFigures {
 /// 2 (double data rate) x memory clock x bus width / 8; empty when a figure is missing.
 std::optional<double> TheoreticalBandwidth(const DeviceFigures& d);
 
-/// Lanes per SM and clock for "fp32", "fp64", "fp16" (half2 lanes x 2, non-tensor) and
-/// "int32" (multiply-add), from NVIDIA's whitepapers and datasheets, Turing to Blackwell
+/// Lanes per SM and clock for "fp32", "fp64", "fp16" (half2 lanes x 2, non-tensor), "bf16"
+/// (bf16x2 lanes x 2, non-tensor) and "int32" (multiply-add), from NVIDIA's whitepapers and datasheets, Turing to Blackwell
 /// (compute capability 7.5 to 12.x); 0 when the architecture or the type is not in the
 /// table, or when NVIDIA publishes no figure for it (no guess).
 int LanesPerSm(int cc_major, int cc_minor, const std::string& type);

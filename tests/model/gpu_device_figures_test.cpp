@@ -29,6 +29,9 @@ TEST(GpuDeviceFiguresTest, H100FiguresFromTheRuntimesNumbers) {
   EXPECT_EQ(LanesPerSm(8, 6, "fp32"), 128);
   EXPECT_EQ(LanesPerSm(8, 0, "fp32"), 64);
   EXPECT_EQ(LanesPerSm(7, 0, "fp32"), 0);  // Volta is not in the table: no guess
+  EXPECT_EQ(LanesPerSm(9, 0, "bf16"), 256);
+  EXPECT_EQ(LanesPerSm(8, 0, "bf16"), 128);  // A100: half its fp16 rate
+  EXPECT_EQ(LanesPerSm(7, 5, "bf16"), 0);    // Turing has no bf16 arithmetic
 }
 
 TEST(GpuDeviceFiguresTest, BlackwellDatacenterAndRtxHaveLanes) {
