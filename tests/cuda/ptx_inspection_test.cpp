@@ -138,6 +138,24 @@ TEST(PtxInspectionTest, EveryThroughputChainDoesOneInstructionPerStepPerChain) {
   }
 }
 
+TEST(PtxInspectionTest, TheSweepsLoadsBypassL1) {
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  auto entries = Entries(ReadFile(kInspectDir + "/ptx/memory_cuda.ptx"));
+  const Entry* read = FindEntry(entries, "ReadKernel");
+  ASSERT_NE(read, nullptr) << "memory.sweep's ReadKernel is not in memory_cuda.ptx";
+  static const std::regex kLoad(R"(^\s*(@!?%p[0-9]+\s+)?ld\.global\.([a-z0-9.]+))");
+  int cg = 0, vector_cg = 0;
+  for (const auto& line : read->lines) {
+    std::smatch m;
+    if (!std::regex_search(line, m, kLoad)) continue;
+    EXPECT_EQ(m[2].str().rfind("cg.", 0), 0u) << "a sweep load that may hit L1: " << line;
+    cg += m[2].str().rfind("cg.", 0) == 0 ? 1 : 0;
+    vector_cg += m[2].str().rfind("cg.v4", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_GT(vector_cg, 0) << "no 16-byte .cg load in the sweep's loop";
+  EXPECT_GT(cg, 0);
+}
+
 TEST(PtxInspectionTest, NoKernelSpillsRegistersOnAnyArchitecture) {
   GPUPROBE_SKIP_WITHOUT_CUDA();
   static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
