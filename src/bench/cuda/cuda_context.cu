@@ -10,13 +10,14 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
+#include "bench/gate.h"
 #include "telemetry/nvml_library.h"
 #include "telemetry/nvml_source.h"
 
 namespace gpuprobe::bench {
 namespace {
 
-constexpr unsigned long long kGateTimeoutNs = 2000000000ull;  // never hold a stream > 2 s
+constexpr unsigned long long kGateTimeoutNs = static_cast<unsigned long long>(kGateTimeoutSeconds * 1e9);
 
 __device__ unsigned long long GlobalTimerNs() {
   unsigned long long t;
@@ -24,12 +25,16 @@ __device__ unsigned long long GlobalTimerNs() {
   return t;
 }
 
-// Holds the stream until the host sets *flag (or the timeout passes, so a host that dies
-// between queueing and releasing cannot hang the GPU).
-__global__ void GateKernel(volatile int* flag) {
+// Holds the stream until the host sets gate[0] (or the timeout passes, so a host that dies
+// between queueing and releasing cannot hang the GPU). A timeout is written to gate[1]: the
+// batch behind it is then not a valid sample (gate.h).
+__global__ void GateKernel(volatile int* gate) {
   unsigned long long start = GlobalTimerNs();
-  while (*flag == 0) {
-    if (GlobalTimerNs() - start > kGateTimeoutNs) break;
+  while (gate[0] == 0) {
+    if (GlobalTimerNs() - start > kGateTimeoutNs) {
+      gate[1] = 1;
+      break;
+    }
   }
 }
 
@@ -132,8 +137,10 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   if ((e = cudaEventCreate(&ctx->start_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
   if ((e = cudaEventCreate(&ctx->stop_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
   void* flag = nullptr;
-  if ((e = cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped)) != cudaSuccess) return CudaFailed("cudaHostAlloc (gate)", e);
+  if ((e = cudaHostAlloc(&flag, 2 * sizeof(int), cudaHostAllocMapped)) != cudaSuccess) return CudaFailed("cudaHostAlloc (gate)", e);
   ctx->gate_host_ = static_cast<volatile int*>(flag);
+  ctx->gate_host_[0] = 0;
+  ctx->gate_host_[1] = 0;
   if ((e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&ctx->gate_device_), flag, 0)) != cudaSuccess) {
     return CudaFailed("cudaHostGetDevicePointer (gate)", e);
   }
@@ -182,7 +189,8 @@ std::uint64_t CudaContext::FreeBytes() const {
 
 core::Result<double> CudaContext::TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue) {
   reps = std::clamp(reps, 1, 256);
-  *gate_host_ = 0;
+  gate_host_[0] = 0;
+  gate_host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   GateKernel<<<1, 1, 0, stream_>>>(gate_device_);
   cudaError_t e = cudaGetLastError();
@@ -190,16 +198,18 @@ core::Result<double> CudaContext::TimeQueued(int reps, const std::function<cudaE
   for (int r = 0; r < reps && e == cudaSuccess; ++r) e = enqueue(stream_);
   if (e == cudaSuccess) e = cudaEventRecord(stop_, stream_);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  *gate_host_ = 1;  // release: the queued work now runs back to back
+  gate_host_[0] = 1;  // release: the queued work now runs back to back
   cudaError_t sync = cudaEventSynchronize(stop_);
   if (e != cudaSuccess) {
     cudaStreamSynchronize(stream_);
     return CudaFailed("queueing the timed work", e);
   }
   if (sync != cudaSuccess) return CudaFailed("the timed work", sync);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  bool timed_out = gate_host_[1] != 0;
   float ms = 0;
   if ((e = cudaEventElapsedTime(&ms, start_, stop_)) != cudaSuccess) return CudaFailed("cudaEventElapsedTime", e);
-  return static_cast<double>(ms) * 1e-3 / reps;
+  return GatedSeconds(ms, reps, timed_out);
 }
 
 core::Result<int> CudaContext::CalibrateReps(const std::function<cudaError_t(cudaStream_t)>& enqueue) {

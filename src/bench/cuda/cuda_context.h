@@ -7,6 +7,8 @@
 //   3. the flag is set: the queued work runs back to back, with the launch cost of each
 //      repetition hidden behind the previous one rather than inside the timed region;
 //   4. the time is the events' interval / reps. reps is chosen so a batch lasts >= 100 us.
+// A gate that times out (gate.h) makes the batch an error, never a figure; modules are
+// loaded eagerly (module_loading.h) so a first launch cannot stall behind the gate.
 //
 // Thread safety: a context and its buffers belong to the thread that opened it.
 #pragma once
@@ -49,7 +51,7 @@ class CudaContext : public BackendContext, public GpuFacts {
   std::uint64_t FreeBytes() const override;
 
   /// Seconds per repetition of `enqueue` (which queues one repetition on stream()), timed
-  /// with events behind the gate as described above.
+  /// with events behind the gate as described above; Internal when the gate timed out.
   core::Result<double> TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue);
 
   /// TimeQueued with a repetition count picked by CalibrateReps on the first call (*reps == 0)
@@ -69,7 +71,7 @@ class CudaContext : public BackendContext, public GpuFacts {
   int numa_node_ = -1;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  volatile int* gate_host_ = nullptr;
+  volatile int* gate_host_ = nullptr;  // [0]: release flag, [1]: set by a gate that timed out
   int* gate_device_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
+#include "bench/cuda/module_loading.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -34,12 +35,14 @@ bool CudaBuilt() { return true; }
 int CudaRuntimeVersion() { return CUDART_VERSION; }
 
 int CudaDriverVersion() {
+  RequestEagerModuleLoading();
   int version = 0;
   if (cudaDriverGetVersion(&version) != cudaSuccess) return 0;
   return version;
 }
 
 core::Result<std::vector<CudaDeviceInfo>> QueryCudaDevices() {
+  RequestEagerModuleLoading();  // before the first call that initialises the driver
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) return StatusFromCuda("cudaGetDeviceCount", error);
