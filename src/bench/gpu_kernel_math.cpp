@@ -93,6 +93,12 @@ double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
 
 double MatmulAbtTotal(std::uint64_t n) { return ProductTotal(n, true); }
 
+double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed) {
+  std::uint64_t row = index / n, col = index % n;
+  // Column-major D: index = i + j n, so i = col and j = row.
+  return a_times_b_transposed ? MatmulAbtElement(n, col, row) : MatmulElement(n, row, col);
+}
+
 Work MatmulWork(std::uint64_t n) {
   Work w;
   double nn = static_cast<double>(n) * static_cast<double>(n);

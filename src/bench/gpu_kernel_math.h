@@ -91,6 +91,11 @@ double MatmulTotal(std::uint64_t n);
 /// sums of A and B multiplied.
 double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j);
 double MatmulAbtTotal(std::uint64_t n);
+/// What the output buffer holds at `index` (= row * n + col read row-major): C = A x B for
+/// the row-major rungs (cuBLAS NN on swapped operands), or D = A x B^T stored column-major,
+/// element (i, j) at i + j n, for the TN GEMMs (cuBLAS int8 IMMA and cuBLASLt fp8 want A
+/// transposed: the row-major buffers of A and B passed as "A^T" and "B^T").
+double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed);
 /// 2 n^3 FLOPs; the minimum traffic, each matrix once: 3 x 4 n^2 bytes.
 Work MatmulWork(std::uint64_t n);
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,30 @@ TEST(GpuMatmulTest, TotalsAgreeWithEveryElement) {
     EXPECT_TRUE(v >= -2 && v <= 2 && v == std::round(v)) << v;
   }
   EXPECT_DOUBLE_EQ(MatmulWork(10).flops, 2000);
+}
+
+// cuBLAS's "TN" GEMM as BLAS defines it, on the host: column-major operands, op(A) = A^T.
+// Passing the row-major buffers of A and B must give D = A x B^T at i + j n.
+TEST(GpuMatmulTest, TnLayoutOfRowMajorBuffersIsABTransposedColumnMajor) {
+  const std::uint64_t n = 12;
+  std::vector<double> a(n * n), b(n * n);
+  for (std::uint64_t i = 0; i < n * n; ++i) {
+    a[i] = MatmulValue(i, kSeedA);
+    b[i] = MatmulValue(i, kSeedB);
+  }
+  const std::uint64_t lda = n, ldb = n, ldd = n;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t j = 0; j < n; ++j) {
+      double d = 0;
+      // op(A)(i, k) = A_cm(k, i) = a[k + i lda]; op(B)(k, j) = B_cm(k, j) = b[k + j ldb].
+      for (std::uint64_t k = 0; k < n; ++k) d += a[k + i * lda] * b[k + j * ldb];
+      EXPECT_EQ(MatmulExpectedAt(n, i + j * ldd, true), d) << i << "," << j;
+      // The NN rungs: C = A x B row-major, element (i, j) at i n + j.
+      double c = 0;
+      for (std::uint64_t k = 0; k < n; ++k) c += a[i * n + k] * b[k * n + j];
+      EXPECT_EQ(MatmulExpectedAt(n, i * n + j, false), c);
+    }
+  }
 }
 
 TEST(GpuBatchTest, RepetitionsReachAHundredMicroseconds) {

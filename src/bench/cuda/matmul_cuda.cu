@@ -38,7 +38,7 @@ const RungInfo kTensorPeaks[] = {
     {Rung::kCublasTf32, "tensor_tf32", "tensor-core peak: cuBLAS GEMM n=8192, tf32 inputs, fp32 accumulate (FLOP/s)", "compute"},
     {Rung::kCublasFp16, "tensor_fp16", "tensor-core peak: cuBLAS GEMM n=8192, fp16 inputs, fp32 accumulate (FLOP/s)", "compute"},
     {Rung::kCublasBf16, "tensor_bf16", "tensor-core peak: cuBLAS GEMM n=8192, bf16 inputs, fp32 accumulate (FLOP/s)", "compute"},
-    {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs, int32 accumulate (op/s)", "compute"},
+    {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs as TN (IMMA), int32 accumulate (op/s)", "compute"},
 };
 
 __global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
@@ -323,8 +323,11 @@ cudaError_t MatmulInstance::Enqueue(cudaStream_t s) {
       return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, bh_.get(), CUDA_R_16F, n_, ah_.get(),
                                  CUDA_R_16F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     case Rung::kCublasInt8: {
+      // cuBLAS runs int8 on its IMMA kernels only as "TN" (A transposed, B not; leading
+      // dimensions and m, k multiples of 4); NN may fail or take a slow path. Row-major A's
+      // buffer reads as A^T and OP_T turns it back; B's reads as B^T: D = A x B^T, column-major.
       const int ialpha = 1, ibeta = 0;
-      return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &ialpha, b8_.get(), CUDA_R_8I, n_, a8_.get(),
+      return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_T, CUBLAS_OP_N, n_, n_, n_, &ialpha, a8_.get(), CUDA_R_8I, n_, b8_.get(),
                                  CUDA_R_8I, n_, &ibeta, c32_.get(), CUDA_R_32I, n_, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
     }
   }
@@ -361,7 +364,8 @@ core::Result<double> MatmulInstance::DeviceTotal() {
 }
 
 double MatmulInstance::ExpectedTotal() {
-  if (!expected_total_) expected_total_ = gpu::MatmulTotal(static_cast<std::uint64_t>(n_));
+  const auto n = static_cast<std::uint64_t>(n_);
+  if (!expected_total_) expected_total_ = TransposedB() ? gpu::MatmulAbtTotal(n) : gpu::MatmulTotal(n);
   return *expected_total_;
 }
 
@@ -380,12 +384,14 @@ Verification MatmulInstance::Verify() {
     std::uint64_t row = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 2654435761u) % n_;
     std::uint64_t col = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 40503u + 17) % n_;
     float got = 0;
-    if (cudaMemcpy(&got, c_.get() + row * n_ + col, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) ++bad;
-    if (static_cast<double>(got) != gpu::MatmulElement(static_cast<std::uint64_t>(n_), row, col)) ++bad;
+    std::uint64_t index = row * n_ + col;
+    if (cudaMemcpy(&got, c_.get() + index, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) ++bad;
+    if (static_cast<double>(got) != gpu::MatmulExpectedAt(static_cast<std::uint64_t>(n_), index, TransposedB())) ++bad;
   }
   v.checksum = expected_total;
   v.verified = bad == 0 && total == expected_total;
-  v.detail = v.verified ? "64 sampled elements and the sum of all elements exact (the same on every rung)"
+  v.detail = v.verified ? (TransposedB() ? "64 sampled elements and the sum of all elements exact (A x B^T: the TN layout)"
+                                         : "64 sampled elements and the sum of all elements exact (the same on every rung)")
                         : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, expected_total);
   return v;
 }

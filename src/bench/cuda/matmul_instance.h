@@ -45,6 +45,8 @@ class MatmulInstance : public BenchmarkInstance {
 
  private:
   cudaError_t Check(cublasStatus_t s);
+  /// The int8 rung runs TN and computes D = A x B^T (gpu::MatmulExpectedAt).
+  bool TransposedB() const { return rung_ == Rung::kCublasInt8; }
 
   CudaContext& ctx_;
   Rung rung_;
