@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "bench/host_device.h"
+
 namespace gpuprobe::bench::soft {
 
 /// A 16-bit binary floating-point format: 1 sign bit, `exponent_bits`, `mantissa_bits`.
@@ -33,5 +35,17 @@ double FromBits(std::uint16_t bits, Format format);
 /// halfway point between two results is moved to the side the exact value lies on, so the
 /// double rounding of "to double, then to 16 bits" cannot happen.
 std::uint16_t FmaBits(std::uint16_t a, std::uint16_t b, std::uint16_t c, Format format);
+
+/// How many representable values lie between two finite 16-bit values of the same format (0
+/// when equal, +0 and -0 included; 1 for neighbours), on the host and in kernels alike.
+GPUPROBE_HOST_DEVICE inline std::uint32_t UlpDistance(std::uint16_t a, std::uint16_t b) {
+  // Sign-magnitude to a line: -0 and +0 meet at 0, the order of the values is kept.
+  auto line = [](std::uint16_t bits) -> std::int32_t {
+    std::int32_t magnitude = bits & 0x7FFF;
+    return (bits & 0x8000) != 0 ? -magnitude : magnitude;
+  };
+  std::int32_t d = line(a) - line(b);
+  return static_cast<std::uint32_t>(d < 0 ? -d : d);
+}
 
 }  // namespace gpuprobe::bench::soft

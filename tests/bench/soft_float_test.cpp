@@ -147,6 +147,15 @@ TEST(SoftFloatTest, Bf16FmaMatchesExactIntegerArithmetic) {
   }
 }
 
+TEST(SoftFloatTest, UlpDistanceCountsValuesBetween) {
+  EXPECT_EQ(UlpDistance(0x3C00, 0x3C00), 0u);
+  EXPECT_EQ(UlpDistance(0x3C00, 0x3C01), 1u);
+  EXPECT_EQ(UlpDistance(0x3BFF, 0x3C00), 1u);   // across a binade
+  EXPECT_EQ(UlpDistance(0x8000, 0x0000), 0u);   // -0 and +0
+  EXPECT_EQ(UlpDistance(0x8001, 0x0001), 2u);   // across zero
+  EXPECT_EQ(UlpDistance(0xC000, 0x4000), 2u * 0x4000);
+}
+
 TEST(SoftFloatTest, FmaTiesZerosAndOverflow) {
   const std::uint16_t one = 0x3C00;
   const std::uint16_t tie = RoundToBits(std::ldexp(1.0, -11), kHalf);  // 1 + 2^-11: halfway

@@ -27,7 +27,10 @@ inline bool IsTensor(Rung r) { return r >= Rung::kCublasTf32; }
 
 class MatmulInstance : public BenchmarkInstance {
  public:
-  MatmulInstance(CudaContext& ctx, Rung rung, int n) : ctx_(ctx), rung_(rung), n_(n) {}
+  /// `half_output`: the fp16 and bf16 rungs write C in their input type (as torch.mm does)
+  /// instead of fp32; checked against the same GEMM with fp32 output (exact) rounded once.
+  MatmulInstance(CudaContext& ctx, Rung rung, int n, bool half_output = false)
+      : ctx_(ctx), rung_(rung), n_(n), half_output_(half_output && (rung == Rung::kCublasBf16 || rung == Rung::kCublasFp16)) {}
 
   /// Allocates and fills A and B (and their low-precision copies), opens cuBLAS where the
   /// rung needs it; Unavailable when cuBLAS cannot be loaded.
@@ -45,13 +48,18 @@ class MatmulInstance : public BenchmarkInstance {
 
  private:
   cudaError_t Check(cublasStatus_t s);
+  /// The exact checks of an fp32 (or int32) C: the sum of all elements and 64 samples.
+  Verification VerifyExact();
   /// The int8 rung runs TN and computes D = A x B^T (gpu::MatmulExpectedAt).
   bool TransposedB() const { return rung_ == Rung::kCublasInt8; }
 
   CudaContext& ctx_;
   Rung rung_;
   int n_;
+  bool half_output_;
+  bool half_reference_ = false;  // Enqueue writes fp32 C, for Verify's reference
   DeviceArray<float> a_, b_, c_;
+  DeviceArray<unsigned short> c16_;  // the 16-bit C of half_output_
   DeviceArray<__nv_bfloat16> a16_, b16_;
   DeviceArray<__half> ah_, bh_;
   DeviceArray<signed char> a8_, b8_;
