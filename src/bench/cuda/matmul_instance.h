@@ -42,6 +42,9 @@ class MatmulInstance : public BenchmarkInstance {
   core::Result<double> DeviceTotal();
   /// The exact sum of C, computed on the host once (O(n^2)).
   double ExpectedTotal();
+  /// Queues, behind the GEMM on `s`, the sum of C and its comparison with ExpectedTotal()
+  /// (call it once before): a wrong sum adds one to *errors on the device. No host wait.
+  cudaError_t EnqueueCheck(cudaStream_t s, unsigned long long* errors);
   Verification Verify() override;
   bool CorruptForTest() override;
   std::string Note() const override;

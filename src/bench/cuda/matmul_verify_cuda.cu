@@ -25,6 +25,11 @@ __global__ void SumKernel(const float* c, unsigned long long count, double* tota
   if ((threadIdx.x & 31) == 0) atomicAdd(total, sum);
 }
 
+// One result's verdict, on the device: the sum against the exact one.
+__global__ void CheckTotalKernel(const double* total, double expected, unsigned long long* errors) {
+  if (*total != expected) atomicAdd(errors, 1ull);
+}
+
 // counts[0]: elements not the exact value rounded once; counts[1]: more than one unit off.
 __global__ void CompareHalfKernel(const unsigned short* got, const float* exact, unsigned long long count, bool bf16,
                                   unsigned long long* counts) {
@@ -64,6 +69,17 @@ core::Result<double> MatmulInstance::DeviceTotal() {
   if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
   if (e != cudaSuccess) return CudaFailed("verifying", e);
   return total;
+}
+
+cudaError_t MatmulInstance::EnqueueCheck(cudaStream_t s, unsigned long long* errors) {
+  std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+  gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+  if (rung_ == Rung::kCublasInt8) Int32ToFloatKernel<<<g.blocks, g.threads, 0, s>>>(c32_.get(), c_.get(), count);
+  cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), s);
+  if (e != cudaSuccess) return e;
+  SumKernel<<<g.blocks, g.threads, 0, s>>>(c_.get(), count, total_.get());
+  CheckTotalKernel<<<1, 1, 0, s>>>(total_.get(), ExpectedTotal(), errors);
+  return cudaGetLastError();
 }
 
 double MatmulInstance::ExpectedTotal() {
