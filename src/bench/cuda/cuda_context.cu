@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -11,8 +10,7 @@
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
 #include "bench/gate.h"
-#include "telemetry/nvml_library.h"
-#include "telemetry/nvml_source.h"
+#include "bench/cuda/nvml_device.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -75,29 +73,6 @@ core::Result<std::uint64_t> CountMismatches(const float* data, std::uint64_t n, 
   return static_cast<std::uint64_t>(bad);
 }
 
-// PCIe generation and width from NVML (the runtime does not report them); 0 when unknown.
-// Returns the loaded library and this device's index in NVML's list, for later samples.
-std::shared_ptr<telemetry::NvmlLibrary> ReadLinkFromNvml(const std::string& pci_bus_id, model::DeviceFigures* f, int* nvml_index) {
-  auto nvml = telemetry::NvmlLibrary::Load();
-  if (!nvml.ok() || !(*nvml)->Init().ok()) return nullptr;
-  auto gpus = telemetry::ReadNvmlSnapshots(**nvml);
-  if (!gpus.ok()) return nullptr;
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-  };
-  for (size_t i = 0; i < gpus->size(); ++i) {
-    const auto& s = (*gpus)[i];
-    // NVML writes 8 hex digits of domain, the runtime 4: compare the tails.
-    std::string a = lower(s.pci_bus_id), b = lower(pci_bus_id);
-    if (a.size() < 7 || b.size() < 7 || a.substr(a.size() - 7) != b.substr(b.size() - 7)) continue;
-    f->pcie_generation = s.pcie_generation_max.value_or(0);
-    f->pcie_lanes = s.pcie_width_max.value_or(0);
-    *nvml_index = static_cast<int>(i);
-  }
-  return std::shared_ptr<telemetry::NvmlLibrary>(std::move(nvml.value()));
-}
-
 }  // namespace
 
 core::Status CudaFailed(const std::string& what, cudaError_t error) { return StatusFromCuda(what, error); }
@@ -128,11 +103,24 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   f.memory_clock_hz = d.memory_clock_max_mhz * 1e6;
   f.memory_bus_width_bits = d.memory_bus_width_bits;
   f.l2_bytes = d.l2_cache_bytes;
-  ctx->nvml_ = ReadLinkFromNvml(d.pci_bus_id, &f, &ctx->nvml_index_);
+  // The PCIe link from NVML (the runtime does not report it), and this GPU's handle for the
+  // samples after each case; both stay unknown without NVML.
+  if (auto nvml = SharedNvml()) {
+    auto device = FindNvmlDevice(nvml->fn(), d.pci_bus_id);
+    if (device.ok()) {
+      PcieLink link = NvmlPcieLink(nvml->fn(), *device);
+      f.pcie_generation = link.generation;
+      f.pcie_lanes = link.lanes;
+      ctx->nvml_ = nvml;
+      ctx->nvml_device_ = *device;
+    }
+  }
   ctx->numa_node_ = PciNumaNode(d.pci_bus_id);
 
+  // The one device that runs gets a context; the query made none.
   cudaError_t e = cudaSetDevice(index);
   if (e != cudaSuccess) return CudaFailed("cudaSetDevice", e);
+  ctx->device_.memory_free_bytes = ctx->FreeBytes();
   if ((e = cudaStreamCreateWithFlags(&ctx->stream_, cudaStreamNonBlocking)) != cudaSuccess) return CudaFailed("cudaStreamCreate", e);
   if ((e = cudaEventCreate(&ctx->start_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
   if ((e = cudaEventCreate(&ctx->stop_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
@@ -156,30 +144,8 @@ CudaContext::~CudaContext() {
 }
 
 DeviceSample CudaContext::Sample() {
-  DeviceSample sample;
-  if (nvml_ == nullptr || nvml_index_ < 0) return sample;
-  auto gpus = telemetry::ReadNvmlSnapshots(*static_cast<telemetry::NvmlLibrary*>(nvml_.get()));
-  if (!gpus.ok() || nvml_index_ >= static_cast<int>(gpus->size())) return sample;
-  const telemetry::Snapshot& s = (*gpus)[static_cast<size_t>(nvml_index_)];
-  std::string note;
-  if (s.sm_clock_mhz) {
-    note += fmt::format("SM {:.0f} MHz", *s.sm_clock_mhz);
-    sample.clock_hz = *s.sm_clock_mhz * 1e6;
-  }
-  if (s.power_draw_watts) note += fmt::format("{}{:.0f} W", note.empty() ? "" : ", ", *s.power_draw_watts);
-  if (s.temperature_celsius) note += fmt::format("{}{:.0f} C", note.empty() ? "" : ", ", *s.temperature_celsius);
-  namespace ce = telemetry::clock_event;
-  const std::uint64_t limits = ce::kSwPowerCap | ce::kHwSlowdown | ce::kSwThermal | ce::kHwThermal | ce::kHwPowerBrake;
-  if (s.clock_event_reasons && (*s.clock_event_reasons & limits) != 0) {
-    sample.throttled = true;
-    std::string why;
-    if (*s.clock_event_reasons & ce::kSwPowerCap) why += "power cap";
-    if (*s.clock_event_reasons & (ce::kSwThermal | ce::kHwThermal)) why += std::string(why.empty() ? "" : ", ") + "thermal";
-    if (*s.clock_event_reasons & (ce::kHwSlowdown | ce::kHwPowerBrake)) why += std::string(why.empty() ? "" : ", ") + "hardware slowdown";
-    note += fmt::format("{}throttled: {}", note.empty() ? "" : ", ", why);
-  }
-  sample.note = note;
-  return sample;
+  if (nvml_ == nullptr || nvml_device_ == nullptr) return {};
+  return SampleDevice(static_cast<telemetry::NvmlLibrary*>(nvml_.get())->fn(), static_cast<nvmlDevice_t>(nvml_device_));
 }
 
 std::uint64_t CudaContext::FreeBytes() const {

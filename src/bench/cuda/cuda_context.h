@@ -44,7 +44,8 @@ class CudaContext : public BackendContext, public GpuFacts {
   int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
 
-  /// SM clock, power, temperature and throttle reasons from NVML now (nothing without NVML).
+  /// SM clock, power, temperature and throttle reasons from NVML now: four calls on this GPU
+  /// only, no PCIe counters (nvml_device.h); nothing without NVML.
   DeviceSample Sample() override;
 
   /// Free device memory now (cudaMemGetInfo); 0 on error.
@@ -64,8 +65,8 @@ class CudaContext : public BackendContext, public GpuFacts {
 
  private:
   CudaContext() = default;
-  std::shared_ptr<void> nvml_;  // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
-  int nvml_index_ = -1;         // this device's position in NVML's list
+  std::shared_ptr<void> nvml_;   // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
+  void* nvml_device_ = nullptr;  // this GPU's nvmlDevice_t
   DeviceInfo device_;
   model::DeviceFigures figures_;
   int numa_node_ = -1;
