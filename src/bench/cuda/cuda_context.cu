@@ -196,6 +196,11 @@ core::Result<double> CudaContext::TimeCalibrated(int* reps, const std::function<
   return TimeQueued(*reps, enqueue);
 }
 
+cudaError_t MemsetSync(void* data, int value, std::uint64_t bytes, const CudaContext& ctx) {
+  cudaError_t e = cudaMemsetAsync(data, value, bytes, ctx.stream());
+  return e != cudaSuccess ? e : cudaStreamSynchronize(ctx.stream());
+}
+
 cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx) {
   gpu::LaunchGeometry g = Geometry(ctx, n, 1);
   FillKernel<<<g.blocks, g.threads, 0, ctx.stream()>>>(data, n, seed);

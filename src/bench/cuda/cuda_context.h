@@ -126,6 +126,11 @@ class PinnedBuffer {
   std::uint64_t bytes_ = 0;
 };
 
+/// cudaMemset on the context's stream, then waits for it. The context's stream does not
+/// synchronise with the legacy default stream, so a plain cudaMemset there could still be
+/// running when the next kernel on the context's stream starts.
+cudaError_t MemsetSync(void* data, int value, std::uint64_t bytes, const CudaContext& ctx);
+
 /// Fills `n` floats with gpu::FillValue(i, seed) on the device (then synchronises).
 cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx);
 

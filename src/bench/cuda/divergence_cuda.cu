@@ -81,7 +81,7 @@ class DivergenceInstance : public BenchmarkInstance {
                           : fmt::format("{} lanes differ from the host's replay", bad);
     return v;
   }
-  bool CorruptForTest() override { return cudaMemset(out_.get(), 0x7f, sizeof(float)) == cudaSuccess; }
+  bool CorruptForTest() override { return MemsetSync(out_.get(), 0x7f, sizeof(float), ctx_) == cudaSuccess; }
 
  private:
   CudaContext& ctx_;
@@ -163,7 +163,7 @@ class SerialInstance : public BenchmarkInstance {
     v.detail = v.verified ? fmt::format("{} Collatz steps, as on the CPU", expected) : "the step count differs from the CPU's";
     return v;
   }
-  bool CorruptForTest() override { return cudaMemset(total_.get(), 0, sizeof(unsigned long long)) == cudaSuccess; }
+  bool CorruptForTest() override { return MemsetSync(total_.get(), 0, sizeof(unsigned long long), ctx_) == cudaSuccess; }
 
  private:
   CudaContext& ctx_;

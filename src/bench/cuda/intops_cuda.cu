@@ -122,7 +122,7 @@ class IntopsInstance : public BenchmarkInstance {
     v.detail = v.verified ? "every chain replayed exactly on the host" : fmt::format("{} chain results differ from the host", bad);
     return v;
   }
-  bool CorruptForTest() override { return cudaMemset(out_.get(), 0x5a, 8) == cudaSuccess; }
+  bool CorruptForTest() override { return MemsetSync(out_.get(), 0x5a, 8, ctx_) == cudaSuccess; }
 
  private:
   CudaContext& ctx_;

@@ -56,7 +56,7 @@ class LaunchInstance : public BenchmarkInstance {
 
   core::Status Prepare() {
     cudaError_t e = counter_.Allocate(1);
-    if (e == cudaSuccess) e = cudaMemset(counter_.get(), 0, sizeof(unsigned long long));
+    if (e == cudaSuccess) e = MemsetSync(counter_.get(), 0, sizeof(unsigned long long), ctx_);
     if (e != cudaSuccess) return CudaFailed("cudaMalloc (counter)", e);
     // One tick outside any timed region: the kernels are loaded before the first gated batch.
     TickKernel<<<1, 32, 0, ctx_.stream()>>>(counter_.get());

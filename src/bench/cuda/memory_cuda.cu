@@ -171,7 +171,7 @@ class StreamInstance : public BenchmarkInstance {
   }
 
   bool CorruptForTest() override {
-    if (op_ == StreamOp::kDot) return cudaMemset(dot_.get(), 0x7f, sizeof(double)) == cudaSuccess;
+    if (op_ == StreamOp::kDot) return MemsetSync(dot_.get(), 0x7f, sizeof(double), ctx_) == cudaSuccess;
     float wrong = 12345.0f;
     return cudaMemcpy(c_.get() + n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
