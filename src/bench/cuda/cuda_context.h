@@ -40,6 +40,8 @@ class CudaContext : public BackendContext, public GpuFacts {
   std::string BackendName() const override { return "cuda"; }
   const DeviceInfo& Device() const override { return device_; }
   const model::DeviceFigures& Figures() const override { return figures_; }
+  /// The spec database's entry for this GPU's name; nullptr when it is not there.
+  const model::GpuSpec* Spec() const override { return spec_; }
   /// The GPU's NUMA node (sysfs), -1 when unknown: pinned host buffers are placed there.
   int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
@@ -69,6 +71,7 @@ class CudaContext : public BackendContext, public GpuFacts {
   void* nvml_device_ = nullptr;  // this GPU's nvmlDevice_t
   DeviceInfo device_;
   model::DeviceFigures figures_;
+  const model::GpuSpec* spec_ = nullptr;
   int numa_node_ = -1;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

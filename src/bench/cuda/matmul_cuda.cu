@@ -12,6 +12,7 @@
 #include "bench/cuda/matmul_instance.h"
 #include "bench/registry.h"
 #include "core/units.h"
+#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -45,6 +46,17 @@ const RungInfo kTensorPeaks[] = {
      "compute", true},
     {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs as TN (IMMA), int32 accumulate (op/s)", "compute"},
 };
+
+// The spec database's name for a tensor rung's input type.
+const char* TensorType(Rung r) {
+  switch (r) {
+    case Rung::kCublasTf32: return "tf32";
+    case Rung::kCublasBf16: return "bf16";
+    case Rung::kCublasFp16: return "fp16";
+    case Rung::kCublasInt8: return "int8";
+    default: return "fp32";
+  }
+}
 
 __global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
@@ -218,7 +230,15 @@ class GpuMatmulBenchmark : public Benchmark {
     const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     if (IsTensor(rung_.rung)) {
-      p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+      // The runtime does not report tensor-core peaks; the spec database does, by name.
+      const char* dtype = TensorType(rung_.rung);
+      const model::GpuSpec* spec = ctx->Spec();
+      if (auto peak = spec != nullptr ? model::PeakFlops(*spec, dtype) : std::nullopt) {
+        p.value = *peak;
+        p.basis = fmt::format("the {}'s dense {} tensor-core peak (spec sheet, at boost clock)", spec->name, dtype);
+      } else {
+        p.basis = "tensor-core peak: the runtime does not report it and this GPU is not in gpuprobe's spec database";
+      }
       return p;
     }
     if (auto peak = model::TheoreticalPeak(ctx->Figures(), "fp32")) {

@@ -17,6 +17,7 @@
 #include "bench/cuda/cublas_loader.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
+#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -193,9 +194,16 @@ class Fp8Benchmark : public Benchmark {
     w.bytes_read /= 4;  // one byte per input element
     return w;
   }
-  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+  Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
-    p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+    const auto* facts = GpuFactsOf(pc.context);
+    const model::GpuSpec* spec = facts != nullptr ? facts->Spec() : nullptr;
+    if (auto peak = spec != nullptr ? model::PeakFlops(*spec, "fp8") : std::nullopt) {
+      p.value = *peak;
+      p.basis = fmt::format("the {}'s dense fp8 tensor-core peak (spec sheet, at boost clock)", spec->name);
+    } else {
+      p.basis = "tensor-core peak: the runtime does not report it and this GPU is not in gpuprobe's spec database";
+    }
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
