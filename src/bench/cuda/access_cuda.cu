@@ -136,6 +136,12 @@ class GpuAccessBenchmark : public Benchmark {
     w.bytes_read = 4.0 * static_cast<double>(c.size);
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    // The checksum over the buffer; the random pattern also shuffles and uploads its indices.
+    plan.host_elements = static_cast<double>(c.size) * (info_pattern_.pattern == Pattern::kRandom ? 5 : 1);
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
     const auto* ctx = GpuFactsOf(pc.context);

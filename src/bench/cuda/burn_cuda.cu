@@ -10,6 +10,7 @@
 #include "bench/burn_schedule.h"
 #include "bench/cuda/matmul_instance.h"
 #include "bench/registry.h"
+#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -168,6 +169,18 @@ class BurnBenchmark : public Benchmark {
     return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override { return gpu::MatmulWork(c.size); }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan;
+    const auto* facts = GpuFactsOf(pc.context);
+    const model::GpuSpec* spec = facts != nullptr ? facts->Spec() : nullptr;
+    if (auto peak = spec != nullptr ? model::PeakFlops(*spec, "bf16") : std::nullopt) {
+      plan.seconds_per_iteration = gpu::MatmulWork(c.size).flops / *peak;
+      plan.basis = "one bf16 GEMM at the spec's tensor peak";
+    }
+    plan.extra_seconds = c.param;  // the burn itself, in the first iteration
+    plan.host_elements = 2.0 * static_cast<double>(c.size) * static_cast<double>(c.size);  // the exact sum
+    return plan;
+  }
   Prediction Predict(const PredictionContext&, const BenchCase&) const override {
     Prediction p;
     p.basis = "compare with the same GEMM's rate in the matmul suite: a drop means the GPU cannot hold its clocks";

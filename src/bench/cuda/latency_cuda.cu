@@ -133,6 +133,17 @@ class GpuChaseBenchmark : public Benchmark {
     w.items = gpu::kChaseStepsPerSample;
     return w;
   }
+  PlanEstimate Plan(const PredictionContext&, const BenchCase& c) const override {
+    // No spec figure: plan with the latencies gpu-benches measures on an H100 (METHOD.md 5.8).
+    double latency = c.variant == "L1" ? 20e-9 : c.variant == "L2" ? 150e-9 : 400e-9;
+    double lines = static_cast<double>(c.size / gpu::kChaseLineBytes);
+    PlanEstimate plan;
+    plan.seconds_per_iteration = latency * gpu::kChaseStepsPerSample;
+    plan.extra_seconds = c.variant == "L1" || c.variant == "L2" ? lines * latency : 0;  // the first walk of the cycle
+    plan.host_elements = lines * 4;  // the cycle built and uploaded
+    plan.basis = fmt::format("~{:.0f} ns per load (gpu-benches on an H100; no spec figure)", latency * 1e9);
+    return plan;
+  }
   Prediction Predict(const PredictionContext&, const BenchCase&) const override {
     Prediction p;
     p.basis = "no spec figure; for scale, an H100 PCIe measures ~20 ns in L1, ~150 ns in L2, ~375 ns in DRAM (gpu-benches)";

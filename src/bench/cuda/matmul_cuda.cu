@@ -225,6 +225,12 @@ class GpuMatmulBenchmark : public Benchmark {
     if (rung_.rung == Rung::kCublasInt8) std::swap(w.ops, w.flops);  // integer multiply-adds: op/s
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    const double n = static_cast<double>(c.size);
+    plan.host_elements = 2 * n * n + 64 * n;  // the exact sum of C and 64 sampled elements
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
     const auto* ctx = GpuFactsOf(pc.context);

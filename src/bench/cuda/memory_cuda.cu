@@ -217,6 +217,11 @@ class GpuStreamBenchmark : public Benchmark {
     return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override { return gpu::StreamWork(op_, c.size); }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    if (op_ == StreamOp::kDot) plan.host_elements = 2.0 * static_cast<double>(c.size);  // the host's dot product
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override { return HbmPrediction(pc); }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
     auto instance = std::make_unique<StreamInstance>(static_cast<CudaContext&>(context), op_, c.size);
@@ -297,6 +302,11 @@ class GpuSweepBenchmark : public Benchmark {
     Work w;
     w.bytes_read = gpu::SweepBytesRead(c.size * 4);
     return w;
+  }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    plan.host_elements = static_cast<double>(c.size);  // the host's checksum of the buffer
+    return plan;
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     const auto* ctx = GpuFactsOf(pc.context);

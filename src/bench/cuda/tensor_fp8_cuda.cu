@@ -194,6 +194,12 @@ class Fp8Benchmark : public Benchmark {
     w.bytes_read /= 4;  // one byte per input element
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    const double n = static_cast<double>(c.size);
+    plan.host_elements = 2 * n * n + 32 * n;  // the exact sum of D and 32 sampled elements
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
     const auto* facts = GpuFactsOf(pc.context);

@@ -243,6 +243,12 @@ class TransferBenchmark : public Benchmark {
     }
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    // Host buffers filled (and, from the GPU, checked) element by element; d2d stays on the GPU.
+    if (kind_.direction != Direction::kDeviceToDevice) plan.host_elements = 2.0 * static_cast<double>(c.size / 4);
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
     const auto* ctx = GpuFactsOf(pc.context);
