@@ -37,6 +37,23 @@ const char* MetricName(Metric metric) {
 
 Availability Benchmark::Check(const BackendContext&, const BenchCase&) const { return Availability::Yes(); }
 
+PlanEstimate Benchmark::Plan(const PredictionContext& context, const BenchCase& c) const {
+  PlanEstimate plan;
+  Prediction p = Predict(context, c);
+  if (!p.value || *p.value <= 0) return plan;
+  Work w = WorkFor(c);
+  double amount = 0;
+  switch (Info().metric) {
+    case Metric::kBandwidth: amount = w.Bytes(); break;
+    case Metric::kFlops: amount = w.flops; break;
+    case Metric::kOps: amount = w.ops; break;
+    case Metric::kLatency: plan.seconds_per_iteration = *p.value * w.items; break;
+  }
+  if (Info().metric != Metric::kLatency && amount > 0) plan.seconds_per_iteration = amount / *p.value;
+  plan.basis = p.basis;
+  return plan;
+}
+
 const EarlierResult* PredictionContext::Find(const std::string& id, const std::string& backend,
                                              const std::string& case_label) const {
   for (auto it = earlier.rbegin(); it != earlier.rend(); ++it) {

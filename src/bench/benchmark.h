@@ -97,6 +97,15 @@ struct Prediction {
   bool anchor = false;
 };
 
+/// What one case should cost by the model, for planning a run without running it
+/// (scripts/gpu-check --dry-run): the runner's loop around it is modelled by run_estimate.h.
+struct PlanEstimate {
+  std::optional<double> seconds_per_iteration;  ///< one RunOnce; empty when the model cannot say
+  double extra_seconds = 0;     ///< outside the runner's loop: a burn's load, the first walk of a cycle
+  double host_elements = 0;     ///< elements the host fills or checks (Prepare, Verify)
+  std::string basis;            ///< where the iteration time comes from
+};
+
 struct PredictionContext {
   const model::CpuSpec& cpu;
   const std::vector<EarlierResult>& earlier;
@@ -138,6 +147,9 @@ class Benchmark {
   virtual Work WorkFor(const BenchCase& c) const = 0;
   /// The model's prediction, in the metric's unit.
   virtual Prediction Predict(const PredictionContext& context, const BenchCase& c) const = 0;
+  /// The cost of `c` for a plan. Default: one iteration = the work over the predicted rate
+  /// (or the predicted latency x items); empty without a prediction.
+  virtual PlanEstimate Plan(const PredictionContext& context, const BenchCase& c) const;
   /// Allocates and fills buffers for `c`.
   virtual core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context,
                                                                    const BenchCase& c) const = 0;

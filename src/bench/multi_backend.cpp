@@ -55,6 +55,10 @@ Prediction MultiBackendBenchmark::Predict(const PredictionContext& context, cons
   return Implementation(c.backend).Predict(context, c);
 }
 
+PlanEstimate MultiBackendBenchmark::Plan(const PredictionContext& context, const BenchCase& c) const {
+  return Implementation(c.backend).Plan(context, c);
+}
+
 core::Result<std::unique_ptr<BenchmarkInstance>> MultiBackendBenchmark::Prepare(BackendContext& context,
                                                                                 const BenchCase& c) const {
   return Implementation(context.BackendName()).Prepare(context, c);

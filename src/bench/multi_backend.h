@@ -28,6 +28,7 @@ class MultiBackendBenchmark : public Benchmark {
   Availability Check(const BackendContext& context, const BenchCase& c) const override;
   Work WorkFor(const BenchCase& c) const override;
   Prediction Predict(const PredictionContext& context, const BenchCase& c) const override;
+  PlanEstimate Plan(const PredictionContext& context, const BenchCase& c) const override;
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override;
 
  private:

@@ -1,8 +1,9 @@
 // The GPU kernels' arithmetic, checked without a GPU: the kernels include the same header.
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,50 +90,36 @@ TEST(GpuMatmulTest, TotalsAgreeWithEveryElement) {
   EXPECT_DOUBLE_EQ(MatmulWork(10).flops, 2000);
 }
 
+// cuBLAS's "TN" GEMM as BLAS defines it, on the host: column-major operands, op(A) = A^T.
+// Passing the row-major buffers of A and B must give D = A x B^T at i + j n.
+TEST(GpuMatmulTest, TnLayoutOfRowMajorBuffersIsABTransposedColumnMajor) {
+  const std::uint64_t n = 12;
+  std::vector<double> a(n * n), b(n * n);
+  for (std::uint64_t i = 0; i < n * n; ++i) {
+    a[i] = MatmulValue(i, kSeedA);
+    b[i] = MatmulValue(i, kSeedB);
+  }
+  const std::uint64_t lda = n, ldb = n, ldd = n;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t j = 0; j < n; ++j) {
+      double d = 0;
+      // op(A)(i, k) = A_cm(k, i) = a[k + i lda]; op(B)(k, j) = B_cm(k, j) = b[k + j ldb].
+      for (std::uint64_t k = 0; k < n; ++k) d += a[k + i * lda] * b[k + j * ldb];
+      EXPECT_EQ(MatmulExpectedAt(n, i + j * ldd, true), d) << i << "," << j;
+      // The NN rungs: C = A x B row-major, element (i, j) at i n + j.
+      double c = 0;
+      for (std::uint64_t k = 0; k < n; ++k) c += a[i * n + k] * b[k * n + j];
+      EXPECT_EQ(MatmulExpectedAt(n, i * n + j, false), c);
+    }
+  }
+}
+
 TEST(GpuBatchTest, RepetitionsReachAHundredMicroseconds) {
   EXPECT_EQ(BatchRepetitions(1e-3), 1);
   EXPECT_EQ(BatchRepetitions(10e-6), 10);
   EXPECT_EQ(BatchRepetitions(1e-9), 256);
   EXPECT_EQ(BatchRepetitions(0), 256);
   EXPECT_EQ(BatchRepetitions(NAN), 256);
-}
-
-TEST(GpuChainTest, ReplaysFollowTheirRecurrence) {
-  float f = ChainStart(2);
-  for (int s = 0; s < 10; ++s) f = std::fmaf(f, kChainA, kChainB);
-  EXPECT_EQ(ReplayChainF32(2, 10), f);
-  EXPECT_NEAR(ReplayChainF32(0, 100000), 1.0f, 1e-3);  // converges to b / (1 - a) = 1
-  double a = kChainA, b = kChainB;  // the fp32 constants widened: the fixed point is b / (1 - a)
-  EXPECT_NEAR(ReplayChainF64(7, 100000), b / (1 - a), 1e-9);
-  std::uint32_t x = IntChainStart(3);
-  for (int s = 0; s < 5; ++s) x = x * 1664525u + 1013904223u;
-  EXPECT_EQ(ReplayChainI32(3, 5), x);
-  Work w = ChainWork(1000, 10, false);
-  EXPECT_DOUBLE_EQ(w.flops, 1000.0 * kChainsPerThread * 10 * 2);
-  EXPECT_DOUBLE_EQ(ChainWork(1000, 10, true).ops, w.flops);
-}
-
-TEST(GpuFiguresTest, H100FiguresFromTheRuntimesNumbers) {
-  DeviceFigures h100;
-  h100.cc_major = 9;
-  h100.cc_minor = 0;
-  h100.sm_count = 132;
-  h100.sm_clock_hz = 1980e6;
-  h100.memory_clock_hz = 2619e6;
-  h100.memory_bus_width_bits = 5120;
-  EXPECT_NEAR(*TheoreticalBandwidth(h100), 3.35e12, 0.01e12);
-  EXPECT_NEAR(*TheoreticalPeak(h100, "fp32"), 66.9e12, 0.1e12);
-  EXPECT_NEAR(*TheoreticalPeak(h100, "fp64"), 33.5e12, 0.1e12);
-  EXPECT_FALSE(PinnedCopyBandwidth(h100).has_value());  // link unknown
-  h100.pcie_generation = 5;
-  h100.pcie_lanes = 16;
-  EXPECT_NEAR(*PinnedCopyBandwidth(h100), 0.8 * 63.0e9, 0.1e9);
-  DeviceFigures unknown = h100;
-  unknown.cc_major = 12;
-  EXPECT_FALSE(TheoreticalPeak(unknown, "fp32").has_value());
-  EXPECT_EQ(LanesPerSm(8, 6, "fp32"), 128);
-  EXPECT_EQ(LanesPerSm(8, 0, "fp32"), 64);
-  EXPECT_FALSE(TheoreticalBandwidth(DeviceFigures{}).has_value());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "bench/cpu/cpu_context.h"
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
 #include "bench/registry.h"
 
 namespace gpuprobe::bench {

@@ -10,7 +10,7 @@
 
 #include "bench/cpu/cpu_context.h"
 #include "bench/cpu/gemm_kernels.h"
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
 #include "bench/registry.h"
 #include "core/units.h"
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/access_patterns.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
 #include "core/units.h"
@@ -16,27 +17,24 @@
 namespace gpuprobe::bench {
 namespace {
 
-enum class Pattern { kSequential, kStrided, kRandom, kMisaligned };
+using Pattern = gpu::AccessPattern;
 
-// Thread i reads element index(i); every pattern is a permutation of [0, n).
-__device__ __forceinline__ unsigned long long Index(Pattern p, unsigned long long i, unsigned long long n, unsigned int stride,
-                                                    const unsigned int* perm) {
-  switch (p) {
-    case Pattern::kStrided: {
-      unsigned long long rows = n / stride;  // n is a multiple of the stride
-      return (i % rows) * stride + i / rows;
-    }
-    case Pattern::kRandom: return perm[i];
-    default: return i;
-  }
-}
-
+// Every pattern through the same loop: kAccessLoadsInFlight independent loads per thread per
+// iteration, items t, t + T, ... (T threads), each item's element from gpu::AccessIndex.
 __global__ void AccessKernel(const float* __restrict__ data, unsigned long long n, Pattern p, unsigned int stride,
                              const unsigned int* __restrict__ perm, unsigned int* checksum) {
   const unsigned long long total = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   unsigned int acc = 0;
-  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < n; i += total) {
-    acc += __float_as_uint(data[Index(p, i, n, stride, perm)]);
+  for (unsigned long long base = t; base < n; base += total * gpu::kAccessLoadsInFlight) {
+    unsigned int v[gpu::kAccessLoadsInFlight];
+#pragma unroll
+    for (int j = 0; j < gpu::kAccessLoadsInFlight; ++j) {
+      unsigned long long i = base + static_cast<unsigned long long>(j) * total;
+      v[j] = i < n ? __float_as_uint(data[gpu::AccessIndex(p, i, n, stride, perm)]) : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < gpu::kAccessLoadsInFlight; ++j) acc += v[j];
   }
   atomicAdd(checksum, acc);
 }
@@ -97,7 +95,10 @@ class AccessInstance : public BenchmarkInstance {
     unsigned int wrong = 7;
     return cudaMemcpy(sum_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
-  std::string Note() const override { return fmt::format("{} reps per timed batch", reps_); }
+  std::string Note() const override {
+    return fmt::format("4-byte loads, {} in flight per thread (as much as two of memory.triad's 16-byte loads); {} reps per timed batch",
+                       gpu::kAccessLoadsInFlight, reps_);
+  }
 
  private:
   CudaContext& ctx_;
@@ -118,7 +119,7 @@ class GpuAccessBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t bytes = size_override > 0 ? size_override : std::min<std::uint64_t>(256ull << 20, ctx.FreeBytes() / 4);
     std::uint64_t n = bytes / 4 / 32 * 32;  // a multiple of every stride
     std::vector<BenchCase> cases;
@@ -135,22 +136,23 @@ class GpuAccessBenchmark : public Benchmark {
     w.bytes_read = 4.0 * static_cast<double>(c.size);
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    // The checksum over the buffer; the random pattern also shuffles and uploads its indices.
+    plan.host_elements = static_cast<double>(c.size) * (info_pattern_.pattern == Pattern::kRandom ? 5 : 1);
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
-    auto bw = gpu::TheoreticalBandwidth(ctx->Figures());
+    auto bw = model::TheoreticalBandwidth(ctx->Figures());
     if (!bw) return p;
-    // Useful fraction of each 32-byte sector fetched.
-    double useful = 1;
-    switch (info_pattern_.pattern) {
-      case Pattern::kSequential: useful = 1; break;
-      case Pattern::kStrided: useful = 1.0 / std::min(c.param, 8.0); break;
-      case Pattern::kRandom: useful = 4.0 / 32; break;
-      case Pattern::kMisaligned: useful = 4.0 / 5; break;  // 5 sectors for 4 sectors' worth
-    }
+    double useful = gpu::AccessUsefulFraction(info_pattern_.pattern, static_cast<std::uint32_t>(c.param));
     p.value = *bw * useful;
-    p.basis = fmt::format("memory bandwidth x {:.0f}% useful bytes per 32-byte sector", useful * 100);
+    p.basis = info_pattern_.pattern == Pattern::kMisaligned
+                  ? "memory bandwidth: each warp's extra sector is its neighbour's first, read at the same time and served by L2"
+                  : fmt::format("memory bandwidth x {:.0f}% of the bytes fetched from DRAM used", useful * 100);
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {

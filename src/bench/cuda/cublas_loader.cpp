@@ -25,7 +25,8 @@ core::Result<const CublasApi*> LoadOnce() {
             Bind(l, "cublasSetStream_v2", &api.set_stream) && Bind(l, "cublasSetMathMode", &api.set_math_mode) &&
             Bind(l, "cublasSgemm_v2", &api.sgemm) && Bind(l, "cublasGemmEx", &api.gemm_ex);
   if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLAS function gpuprobe needs", l.name()));
-  api.library = std::move(lib.value());
+  // Deliberately leaked: no dlclose at exit (see cublas_loader.h).
+  api.library = lib.value().release();
   return static_cast<const CublasApi*>(&api);
 }
 
@@ -45,7 +46,7 @@ core::Result<const CublasLtApi*> LoadLtOnce() {
             Bind(l, "cublasLtMatmulPreferenceSetAttribute", &api.pref_set) &&
             Bind(l, "cublasLtMatmulAlgoGetHeuristic", &api.heuristic) && Bind(l, "cublasLtMatmul", &api.matmul);
   if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLASLt function gpuprobe needs", l.name()));
-  api.library = std::move(lib.value());
+  api.library = lib.value().release();  // never closed, as cuBLAS
   return static_cast<const CublasLtApi*>(&api);
 }
 

@@ -28,11 +28,13 @@ struct CublasApi {
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
   CublasGemmExFn gemm_ex = nullptr;
-  std::unique_ptr<core::DynamicLibrary> library;
+  const core::DynamicLibrary* library = nullptr;  ///< loaded once, never closed (see LoadCublas)
 };
 
 /// The process-wide table, loaded on first use; Unavailable naming the library when it is
-/// missing or lacks a symbol.
+/// missing or lacks a symbol. The library stays loaded until the process ends: unloading
+/// cuBLAS at exit runs its teardown after the statically linked CUDA runtime may already have
+/// shut down (a crash or a CUDA error at exit), so it is never closed.
 core::Result<const CublasApi*> LoadCublas();
 
 /// cuBLASLt, for what plain cuBLAS does not offer (fp8 GEMMs), loaded the same way.
@@ -49,7 +51,7 @@ struct CublasLtApi {
   decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
   decltype(&cublasLtMatmul) matmul = nullptr;
-  std::unique_ptr<core::DynamicLibrary> library;
+  const core::DynamicLibrary* library = nullptr;  ///< loaded once, never closed
 };
 
 /// The process-wide cuBLASLt table; Unavailable naming the library when it is missing.

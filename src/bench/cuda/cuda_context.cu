@@ -3,20 +3,20 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
-#include "telemetry/nvml_library.h"
-#include "telemetry/nvml_source.h"
+#include "bench/gate.h"
+#include "bench/spec_lookup.h"
+#include "bench/cuda/nvml_device.h"
 
 namespace gpuprobe::bench {
 namespace {
 
-constexpr unsigned long long kGateTimeoutNs = 2000000000ull;  // never hold a stream > 2 s
+constexpr unsigned long long kGateTimeoutNs = static_cast<unsigned long long>(kGateTimeoutSeconds * 1e9);
 
 __device__ unsigned long long GlobalTimerNs() {
   unsigned long long t;
@@ -24,12 +24,16 @@ __device__ unsigned long long GlobalTimerNs() {
   return t;
 }
 
-// Holds the stream until the host sets *flag (or the timeout passes, so a host that dies
-// between queueing and releasing cannot hang the GPU).
-__global__ void GateKernel(volatile int* flag) {
+// Holds the stream until the host sets gate[0] (or the timeout passes, so a host that dies
+// between queueing and releasing cannot hang the GPU). A timeout is written to gate[1]: the
+// batch behind it is then not a valid sample (gate.h).
+__global__ void GateKernel(volatile int* gate) {
   unsigned long long start = GlobalTimerNs();
-  while (*flag == 0) {
-    if (GlobalTimerNs() - start > kGateTimeoutNs) break;
+  while (gate[0] == 0) {
+    if (GlobalTimerNs() - start > kGateTimeoutNs) {
+      gate[1] = 1;
+      break;
+    }
   }
 }
 
@@ -70,29 +74,6 @@ core::Result<std::uint64_t> CountMismatches(const float* data, std::uint64_t n, 
   return static_cast<std::uint64_t>(bad);
 }
 
-// PCIe generation and width from NVML (the runtime does not report them); 0 when unknown.
-// Returns the loaded library and this device's index in NVML's list, for later samples.
-std::shared_ptr<telemetry::NvmlLibrary> ReadLinkFromNvml(const std::string& pci_bus_id, gpu::DeviceFigures* f, int* nvml_index) {
-  auto nvml = telemetry::NvmlLibrary::Load();
-  if (!nvml.ok() || !(*nvml)->Init().ok()) return nullptr;
-  auto gpus = telemetry::ReadNvmlSnapshots(**nvml);
-  if (!gpus.ok()) return nullptr;
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-  };
-  for (size_t i = 0; i < gpus->size(); ++i) {
-    const auto& s = (*gpus)[i];
-    // NVML writes 8 hex digits of domain, the runtime 4: compare the tails.
-    std::string a = lower(s.pci_bus_id), b = lower(pci_bus_id);
-    if (a.size() < 7 || b.size() < 7 || a.substr(a.size() - 7) != b.substr(b.size() - 7)) continue;
-    f->pcie_generation = s.pcie_generation_max.value_or(0);
-    f->pcie_lanes = s.pcie_width_max.value_or(0);
-    *nvml_index = static_cast<int>(i);
-  }
-  return std::shared_ptr<telemetry::NvmlLibrary>(std::move(nvml.value()));
-}
-
 }  // namespace
 
 core::Status CudaFailed(const std::string& what, cudaError_t error) { return StatusFromCuda(what, error); }
@@ -115,7 +96,7 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   ctx->device_.pci_bus_id = d.pci_bus_id;
   ctx->device_.memory_total_bytes = d.memory_total_bytes;
   ctx->device_.memory_free_bytes = d.memory_free_bytes;
-  gpu::DeviceFigures& f = ctx->figures_;
+  model::DeviceFigures& f = ctx->figures_;
   f.cc_major = d.compute_capability_major;
   f.cc_minor = d.compute_capability_minor;
   f.sm_count = d.sm_count;
@@ -123,17 +104,33 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
   f.memory_clock_hz = d.memory_clock_max_mhz * 1e6;
   f.memory_bus_width_bits = d.memory_bus_width_bits;
   f.l2_bytes = d.l2_cache_bytes;
-  ctx->nvml_ = ReadLinkFromNvml(d.pci_bus_id, &f, &ctx->nvml_index_);
+  // The PCIe link from NVML (the runtime does not report it), and this GPU's handle for the
+  // samples after each case; both stay unknown without NVML.
+  if (auto nvml = SharedNvml()) {
+    auto device = FindNvmlDevice(nvml->fn(), d.pci_bus_id);
+    if (device.ok()) {
+      PcieLink link = NvmlPcieLink(nvml->fn(), *device);
+      f.pcie_generation = link.generation;
+      f.pcie_lanes = link.lanes;
+      ctx->nvml_ = nvml;
+      ctx->nvml_device_ = *device;
+    }
+  }
   ctx->numa_node_ = PciNumaNode(d.pci_bus_id);
+  ctx->spec_ = FindGpuSpec(d.name);
 
+  // The one device that runs gets a context; the query made none.
   cudaError_t e = cudaSetDevice(index);
   if (e != cudaSuccess) return CudaFailed("cudaSetDevice", e);
+  ctx->device_.memory_free_bytes = ctx->FreeBytes();
   if ((e = cudaStreamCreateWithFlags(&ctx->stream_, cudaStreamNonBlocking)) != cudaSuccess) return CudaFailed("cudaStreamCreate", e);
   if ((e = cudaEventCreate(&ctx->start_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
   if ((e = cudaEventCreate(&ctx->stop_)) != cudaSuccess) return CudaFailed("cudaEventCreate", e);
   void* flag = nullptr;
-  if ((e = cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped)) != cudaSuccess) return CudaFailed("cudaHostAlloc (gate)", e);
+  if ((e = cudaHostAlloc(&flag, 2 * sizeof(int), cudaHostAllocMapped)) != cudaSuccess) return CudaFailed("cudaHostAlloc (gate)", e);
   ctx->gate_host_ = static_cast<volatile int*>(flag);
+  ctx->gate_host_[0] = 0;
+  ctx->gate_host_[1] = 0;
   if ((e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&ctx->gate_device_), flag, 0)) != cudaSuccess) {
     return CudaFailed("cudaHostGetDevicePointer (gate)", e);
   }
@@ -149,30 +146,8 @@ CudaContext::~CudaContext() {
 }
 
 DeviceSample CudaContext::Sample() {
-  DeviceSample sample;
-  if (nvml_ == nullptr || nvml_index_ < 0) return sample;
-  auto gpus = telemetry::ReadNvmlSnapshots(*static_cast<telemetry::NvmlLibrary*>(nvml_.get()));
-  if (!gpus.ok() || nvml_index_ >= static_cast<int>(gpus->size())) return sample;
-  const telemetry::Snapshot& s = (*gpus)[static_cast<size_t>(nvml_index_)];
-  std::string note;
-  if (s.sm_clock_mhz) {
-    note += fmt::format("SM {:.0f} MHz", *s.sm_clock_mhz);
-    sample.clock_hz = *s.sm_clock_mhz * 1e6;
-  }
-  if (s.power_draw_watts) note += fmt::format("{}{:.0f} W", note.empty() ? "" : ", ", *s.power_draw_watts);
-  if (s.temperature_celsius) note += fmt::format("{}{:.0f} C", note.empty() ? "" : ", ", *s.temperature_celsius);
-  namespace ce = telemetry::clock_event;
-  const std::uint64_t limits = ce::kSwPowerCap | ce::kHwSlowdown | ce::kSwThermal | ce::kHwThermal | ce::kHwPowerBrake;
-  if (s.clock_event_reasons && (*s.clock_event_reasons & limits) != 0) {
-    sample.throttled = true;
-    std::string why;
-    if (*s.clock_event_reasons & ce::kSwPowerCap) why += "power cap";
-    if (*s.clock_event_reasons & (ce::kSwThermal | ce::kHwThermal)) why += std::string(why.empty() ? "" : ", ") + "thermal";
-    if (*s.clock_event_reasons & (ce::kHwSlowdown | ce::kHwPowerBrake)) why += std::string(why.empty() ? "" : ", ") + "hardware slowdown";
-    note += fmt::format("{}throttled: {}", note.empty() ? "" : ", ", why);
-  }
-  sample.note = note;
-  return sample;
+  if (nvml_ == nullptr || nvml_device_ == nullptr) return {};
+  return SampleDevice(static_cast<telemetry::NvmlLibrary*>(nvml_.get())->fn(), static_cast<nvmlDevice_t>(nvml_device_));
 }
 
 std::uint64_t CudaContext::FreeBytes() const {
@@ -182,7 +157,8 @@ std::uint64_t CudaContext::FreeBytes() const {
 
 core::Result<double> CudaContext::TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue) {
   reps = std::clamp(reps, 1, 256);
-  *gate_host_ = 0;
+  gate_host_[0] = 0;
+  gate_host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   GateKernel<<<1, 1, 0, stream_>>>(gate_device_);
   cudaError_t e = cudaGetLastError();
@@ -190,16 +166,18 @@ core::Result<double> CudaContext::TimeQueued(int reps, const std::function<cudaE
   for (int r = 0; r < reps && e == cudaSuccess; ++r) e = enqueue(stream_);
   if (e == cudaSuccess) e = cudaEventRecord(stop_, stream_);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  *gate_host_ = 1;  // release: the queued work now runs back to back
+  gate_host_[0] = 1;  // release: the queued work now runs back to back
   cudaError_t sync = cudaEventSynchronize(stop_);
   if (e != cudaSuccess) {
     cudaStreamSynchronize(stream_);
     return CudaFailed("queueing the timed work", e);
   }
   if (sync != cudaSuccess) return CudaFailed("the timed work", sync);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  bool timed_out = gate_host_[1] != 0;
   float ms = 0;
   if ((e = cudaEventElapsedTime(&ms, start_, stop_)) != cudaSuccess) return CudaFailed("cudaEventElapsedTime", e);
-  return static_cast<double>(ms) * 1e-3 / reps;
+  return GatedSeconds(ms, reps, timed_out);
 }
 
 core::Result<int> CudaContext::CalibrateReps(const std::function<cudaError_t(cudaStream_t)>& enqueue) {
@@ -218,6 +196,11 @@ core::Result<double> CudaContext::TimeCalibrated(int* reps, const std::function<
     *reps = *calibrated;
   }
   return TimeQueued(*reps, enqueue);
+}
+
+cudaError_t MemsetSync(void* data, int value, std::uint64_t bytes, const CudaContext& ctx) {
+  cudaError_t e = cudaMemsetAsync(data, value, bytes, ctx.stream());
+  return e != cudaSuccess ? e : cudaStreamSynchronize(ctx.stream());
 }
 
 cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx) {

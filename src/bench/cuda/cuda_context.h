@@ -7,6 +7,8 @@
 //   3. the flag is set: the queued work runs back to back, with the launch cost of each
 //      repetition hidden behind the previous one rather than inside the timed region;
 //   4. the time is the events' interval / reps. reps is chosen so a batch lasts >= 100 us.
+// A gate that times out (gate.h) makes the batch an error, never a figure; modules are
+// loaded eagerly (module_loading.h) so a first launch cannot stall behind the gate.
 //
 // Thread safety: a context and its buffers belong to the thread that opened it.
 #pragma once
@@ -19,13 +21,15 @@
 #include <string>
 
 #include "bench/backend.h"
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_facts.h"
+#include "bench/gpu_kernel_math.h"
+#include "model/gpu_device_figures.h"
 #include "bench/cuda/numa_placement.h"
 #include "core/status.h"
 
 namespace gpuprobe::bench {
 
-class CudaContext : public BackendContext {
+class CudaContext : public BackendContext, public GpuFacts {
  public:
   /// Opens device `index`: a stream, two events and the gate's mapped flag.
   static core::Result<std::unique_ptr<CudaContext>> Open(int index);
@@ -35,19 +39,22 @@ class CudaContext : public BackendContext {
 
   std::string BackendName() const override { return "cuda"; }
   const DeviceInfo& Device() const override { return device_; }
-  const gpu::DeviceFigures& Figures() const { return figures_; }
+  const model::DeviceFigures& Figures() const override { return figures_; }
+  /// The spec database's entry for this GPU's name; nullptr when it is not there.
+  const model::GpuSpec* Spec() const override { return spec_; }
   /// The GPU's NUMA node (sysfs), -1 when unknown: pinned host buffers are placed there.
   int numa_node() const { return numa_node_; }
   cudaStream_t stream() const { return stream_; }
 
-  /// SM clock, power, temperature and throttle reasons from NVML now (nothing without NVML).
+  /// SM clock, power, temperature and throttle reasons from NVML now: four calls on this GPU
+  /// only, no PCIe counters (nvml_device.h); nothing without NVML.
   DeviceSample Sample() override;
 
   /// Free device memory now (cudaMemGetInfo); 0 on error.
-  std::uint64_t FreeBytes() const;
+  std::uint64_t FreeBytes() const override;
 
   /// Seconds per repetition of `enqueue` (which queues one repetition on stream()), timed
-  /// with events behind the gate as described above.
+  /// with events behind the gate as described above; Internal when the gate timed out.
   core::Result<double> TimeQueued(int reps, const std::function<cudaError_t(cudaStream_t)>& enqueue);
 
   /// TimeQueued with a repetition count picked by CalibrateReps on the first call (*reps == 0)
@@ -60,14 +67,15 @@ class CudaContext : public BackendContext {
 
  private:
   CudaContext() = default;
-  std::shared_ptr<void> nvml_;  // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
-  int nvml_index_ = -1;         // this device's position in NVML's list
+  std::shared_ptr<void> nvml_;   // telemetry::NvmlLibrary, kept opaque to keep NVML out of this header
+  void* nvml_device_ = nullptr;  // this GPU's nvmlDevice_t
   DeviceInfo device_;
-  gpu::DeviceFigures figures_;
+  model::DeviceFigures figures_;
+  const model::GpuSpec* spec_ = nullptr;
   int numa_node_ = -1;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  volatile int* gate_host_ = nullptr;
+  volatile int* gate_host_ = nullptr;  // [0]: release flag, [1]: set by a gate that timed out
   int* gate_device_ = nullptr;
 };
 
@@ -120,6 +128,11 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
   std::uint64_t bytes_ = 0;
 };
+
+/// cudaMemset on the context's stream, then waits for it. The context's stream does not
+/// synchronise with the legacy default stream, so a plain cudaMemset there could still be
+/// running when the next kernel on the context's stream starts.
+cudaError_t MemsetSync(void* data, int value, std::uint64_t bytes, const CudaContext& ctx);
 
 /// Fills `n` floats with gpu::FillValue(i, seed) on the device (then synchronises).
 cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx);

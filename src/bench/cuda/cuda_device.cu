@@ -6,6 +6,8 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
+#include "bench/cuda/module_loading.h"
+#include "bench/cuda/nvml_device.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -34,17 +36,20 @@ bool CudaBuilt() { return true; }
 int CudaRuntimeVersion() { return CUDART_VERSION; }
 
 int CudaDriverVersion() {
+  RequestEagerModuleLoading();
   int version = 0;
   if (cudaDriverGetVersion(&version) != cudaSuccess) return 0;
   return version;
 }
 
 core::Result<std::vector<CudaDeviceInfo>> QueryCudaDevices() {
+  RequestEagerModuleLoading();  // before the first call that initialises the driver
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) return StatusFromCuda("cudaGetDeviceCount", error);
   if (count == 0) return StatusFromCuda("cudaGetDeviceCount", cudaErrorNoDevice);
   std::vector<CudaDeviceInfo> devices;
+  auto nvml = SharedNvml();
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     error = cudaGetDeviceProperties(&prop, i);
@@ -66,9 +71,11 @@ core::Result<std::vector<CudaDeviceInfo>> QueryCudaDevices() {
     }
     char bus_id[32] = {};
     if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, i) == cudaSuccess) info.pci_bus_id = bus_id;
-    size_t free_bytes = 0, total_bytes = 0;
-    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
-      info.memory_free_bytes = free_bytes;
+    // Free memory from NVML: cudaMemGetInfo would need a context on every GPU (~300 MB and
+    // ~0.3 s each) when at most one will run. Without NVML it stays unknown.
+    if (nvml != nullptr) {
+      auto device = FindNvmlDevice(nvml->fn(), info.pci_bus_id);
+      if (device.ok()) info.memory_free_bytes = NvmlFreeBytes(nvml->fn(), *device).value_or(0);
     }
     devices.push_back(info);
   }

@@ -23,7 +23,7 @@ struct CudaDeviceInfo {
   double memory_clock_max_mhz = 0;
   int memory_bus_width_bits = 0;
   std::uint64_t memory_total_bytes = 0;
-  std::uint64_t memory_free_bytes = 0;
+  std::uint64_t memory_free_bytes = 0;  ///< from NVML; 0 when NVML cannot say (no context is made to ask)
   std::uint64_t l2_cache_bytes = 0;
   std::string pci_bus_id;           ///< "0000:01:00.0"
 };
@@ -35,9 +35,10 @@ int CudaRuntimeVersion();
 /// The driver's CUDA ceiling (e.g. 13010), 0 when there is no driver or no CUDA build.
 int CudaDriverVersion();
 
-/// Every visible GPU. Unavailable with a one-line reason when there is no driver ("no
-/// NVIDIA driver found"), the driver is too old, or CUDA was not built; NotFound when the
-/// driver works but no GPU is visible.
+/// Every visible GPU, without creating a CUDA context on any (attribute queries and NVML
+/// only). Unavailable with a one-line reason when there is no driver ("no NVIDIA driver
+/// found"), the driver is too old, or CUDA was not built; NotFound when the driver works but
+/// no GPU is visible.
 core::Result<std::vector<CudaDeviceInfo>> QueryCudaDevices();
 
 struct SmokeTestResult {

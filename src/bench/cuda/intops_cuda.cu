@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/compute_chains.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
 
@@ -14,6 +15,8 @@ namespace gpuprobe::bench {
 namespace {
 
 constexpr std::uint64_t kSteps = 1024;
+constexpr std::uint64_t kIterations = kSteps / gpu::kChainUnroll;
+static_assert(kSteps % gpu::kChainUnroll == 0, "whole iterations");
 constexpr int kChains = gpu::kChainsPerThread;
 constexpr int kBlocksPerSm = 8;
 constexpr std::uint32_t kThreads = 256;
@@ -39,14 +42,20 @@ __device__ __forceinline__ T Step(T x, T a, T b) {
   }
 }
 
+// The compute chains' loop shape (compute_chains.h): kChainUnroll steps per iteration and
+// no further unrolling, so the PTX test can count one iteration's instructions.
 template <typename T, Op kOp>
-__global__ void IntopsKernel(T a, T b, unsigned long long steps, T* out) {
+__global__ void IntopsKernel(T a, T b, unsigned long long iterations, T* out) {
   T x[kChains];
 #pragma unroll
   for (int k = 0; k < kChains; ++k) x[k] = static_cast<T>(1000003 + 7919 * k);
-  for (unsigned long long s = 0; s < steps; ++s) {
+#pragma unroll 1
+  for (unsigned long long i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) x[k] = Step<T, kOp>(x[k], a, b);
+    for (int u = 0; u < gpu::kChainUnroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < kChains; ++k) x[k] = Step<T, kOp>(x[k], a, b);
+    }
   }
   unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
 #pragma unroll
@@ -77,11 +86,11 @@ class IntopsInstance : public BenchmarkInstance {
   cudaError_t Enqueue(cudaStream_t s) {
     void* out = out_.get();
     switch (op_) {
-      case Op::kInt32MulAdd: IntopsKernel<unsigned int, Op::kInt32MulAdd><<<blocks_, kThreads, 0, s>>>(1664525u, 1013904223u, kSteps, static_cast<unsigned int*>(out)); break;
-      case Op::kInt64MulAdd: IntopsKernel<unsigned long long, Op::kInt64MulAdd><<<blocks_, kThreads, 0, s>>>(6364136223846793005ull, 1442695040888963407ull, kSteps, static_cast<unsigned long long*>(out)); break;
-      case Op::kInt32Divide: IntopsKernel<unsigned int, Op::kInt32Divide><<<blocks_, kThreads, 0, s>>>(3u, 1000000u, kSteps, static_cast<unsigned int*>(out)); break;
-      case Op::kFp32Fma: IntopsKernel<float, Op::kFp32Fma><<<blocks_, kThreads, 0, s>>>(gpu::kChainA, gpu::kChainB, kSteps, static_cast<float*>(out)); break;
-      case Op::kFp64Fma: IntopsKernel<double, Op::kFp64Fma><<<blocks_, kThreads, 0, s>>>(static_cast<double>(gpu::kChainA), static_cast<double>(gpu::kChainB), kSteps, static_cast<double*>(out)); break;
+      case Op::kInt32MulAdd: IntopsKernel<unsigned int, Op::kInt32MulAdd><<<blocks_, kThreads, 0, s>>>(1664525u, 1013904223u, kIterations, static_cast<unsigned int*>(out)); break;
+      case Op::kInt64MulAdd: IntopsKernel<unsigned long long, Op::kInt64MulAdd><<<blocks_, kThreads, 0, s>>>(6364136223846793005ull, 1442695040888963407ull, kIterations, static_cast<unsigned long long*>(out)); break;
+      case Op::kInt32Divide: IntopsKernel<unsigned int, Op::kInt32Divide><<<blocks_, kThreads, 0, s>>>(3u, 1000000u, kIterations, static_cast<unsigned int*>(out)); break;
+      case Op::kFp32Fma: IntopsKernel<float, Op::kFp32Fma><<<blocks_, kThreads, 0, s>>>(gpu::kChainA, gpu::kChainB, kIterations, static_cast<float*>(out)); break;
+      case Op::kFp64Fma: IntopsKernel<double, Op::kFp64Fma><<<blocks_, kThreads, 0, s>>>(static_cast<double>(gpu::kChainA), static_cast<double>(gpu::kChainB), kIterations, static_cast<double*>(out)); break;
     }
     return cudaGetLastError();
   }
@@ -113,7 +122,7 @@ class IntopsInstance : public BenchmarkInstance {
     v.detail = v.verified ? "every chain replayed exactly on the host" : fmt::format("{} chain results differ from the host", bad);
     return v;
   }
-  bool CorruptForTest() override { return cudaMemset(out_.get(), 0x5a, 8) == cudaSuccess; }
+  bool CorruptForTest() override { return MemsetSync(out_.get(), 0x5a, 8, ctx_) == cudaSuccess; }
 
  private:
   CudaContext& ctx_;
@@ -133,7 +142,7 @@ class IntopsBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t blocks = static_cast<std::uint64_t>(std::max(1, ctx.Figures().sm_count)) * kBlocksPerSm;
     std::vector<BenchCase> cases;
     for (const auto& o : kOps) cases.push_back(BenchCase(o.label, blocks, 0, static_cast<double>(o.op), o.label));
@@ -146,7 +155,7 @@ class IntopsBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     Op op = static_cast<Op>(static_cast<int>(c.param));
     const char* type = op == Op::kFp64Fma ? "fp64" : op == Op::kFp32Fma ? "fp32" : op == Op::kInt32MulAdd ? "int32" : nullptr;
@@ -154,7 +163,7 @@ class IntopsBenchmark : public Benchmark {
       p.basis = "emulated in software: no lane count predicts it (expect several times slower than int32)";
       return p;
     }
-    if (auto peak = gpu::TheoreticalPeak(ctx->Figures(), type)) {
+    if (auto peak = model::TheoreticalPeak(ctx->Figures(), type)) {
       p.value = *peak / 2;  // TheoreticalPeak counts 2 per FMA; here an FMA is one op
       p.basis = fmt::format("SMs x {} lanes x clock", type);
     }

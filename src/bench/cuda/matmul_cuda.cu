@@ -3,30 +3,26 @@
 // cuBLAS in fp32, tf32 and bf16 (tensor cores). Inputs are small integers, so every rung
 // must produce the same exact result; each is checked on sampled elements and on the sum of
 // all elements against the host's exact figures.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <chrono>
 #include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "bench/cuda/cublas_loader.h"
-#include "bench/cuda/cuda_context.h"
+#include "bench/cuda/matmul_instance.h"
 #include "bench/registry.h"
 #include "core/units.h"
+#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench {
 namespace {
-
-enum class Rung { kNaive, kCoalesced, kTiled, kBlocked, kCublasFp32, kCublasTf32, kCublasBf16, kCublasFp16, kCublasInt8 };
 
 struct RungInfo {
   Rung rung;
   const char* name;
   const char* description;
   const char* group = "matmul";
+  bool half_output = false;  // C in the input type (fp16, bf16), as torch.mm writes it
 };
 
 const RungInfo kRungs[] = {
@@ -36,19 +32,31 @@ const RungInfo kRungs[] = {
     {Rung::kBlocked, "gpu_register_blocked", "64x64 block tiles, 4x4 outputs per thread held in registers"},
     {Rung::kCublasFp32, "cublas_fp32", "cuBLAS SGEMM, fp32 on the CUDA cores"},
     {Rung::kCublasTf32, "cublas_tf32", "cuBLAS GEMM, tf32 inputs on tensor cores, fp32 accumulate"},
-    {Rung::kCublasBf16, "cublas_bf16", "cuBLAS GEMM, bf16 inputs on tensor cores, fp32 accumulate"},
+    {Rung::kCublasBf16, "cublas_bf16",
+     "cuBLAS GEMM, bf16 inputs on tensor cores, fp32 accumulate and fp32 output (exact like every rung; torch.mm writes bf16: "
+     "see compute.tensor_bf16)"},
 };
 
 // Tensor-core peaks: the largest GEMM of each input type (compute group).
 const RungInfo kTensorPeaks[] = {
     {Rung::kCublasTf32, "tensor_tf32", "tensor-core peak: cuBLAS GEMM n=8192, tf32 inputs, fp32 accumulate (FLOP/s)", "compute"},
-    {Rung::kCublasFp16, "tensor_fp16", "tensor-core peak: cuBLAS GEMM n=8192, fp16 inputs, fp32 accumulate (FLOP/s)", "compute"},
-    {Rung::kCublasBf16, "tensor_bf16", "tensor-core peak: cuBLAS GEMM n=8192, bf16 inputs, fp32 accumulate (FLOP/s)", "compute"},
-    {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs, int32 accumulate (op/s)", "compute"},
+    {Rung::kCublasFp16, "tensor_fp16", "tensor-core peak: cuBLAS GEMM n=8192, fp16 in and out (as torch.mm), fp32 accumulate (FLOP/s)",
+     "compute", true},
+    {Rung::kCublasBf16, "tensor_bf16", "tensor-core peak: cuBLAS GEMM n=8192, bf16 in and out (as torch.mm), fp32 accumulate (FLOP/s)",
+     "compute", true},
+    {Rung::kCublasInt8, "tensor_int8", "tensor-core peak: cuBLAS GEMM n=8192, int8 inputs as TN (IMMA), int32 accumulate (op/s)", "compute"},
 };
 
-bool IsCublas(Rung r) { return r >= Rung::kCublasFp32; }
-bool IsTensor(Rung r) { return r >= Rung::kCublasTf32; }
+// The spec database's name for a tensor rung's input type.
+const char* TensorType(Rung r) {
+  switch (r) {
+    case Rung::kCublasTf32: return "tf32";
+    case Rung::kCublasBf16: return "bf16";
+    case Rung::kCublasFp16: return "fp16";
+    case Rung::kCublasInt8: return "int8";
+    default: return "fp32";
+  }
+}
 
 __global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
@@ -76,21 +84,6 @@ __global__ void ToInt8Kernel(const float* in, signed char* out, unsigned long lo
   for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
     out[i] = static_cast<signed char>(in[i]);
   }
-}
-
-__global__ void Int32ToFloatKernel(const int* in, float* out, unsigned long long count) {
-  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
-    out[i] = static_cast<float>(in[i]);
-  }
-}
-
-__global__ void SumKernel(const float* c, unsigned long long count, double* total) {
-  unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  double sum = 0;
-  for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) sum += c[i];
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-  if ((threadIdx.x & 31) == 0) atomicAdd(total, sum);
 }
 
 // Threads with consecutive threadIdx.x take consecutive rows: each warp's loads of A and
@@ -177,189 +170,6 @@ __global__ void __launch_bounds__(kBlockedThreads) BlockedKernel(const float* a,
   }
 }
 
-class MatmulInstance : public BenchmarkInstance {
- public:
-  MatmulInstance(CudaContext& ctx, Rung rung, int n) : ctx_(ctx), rung_(rung), n_(n) {}
-
-  core::Status Prepare() {
-    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
-    cudaError_t e;
-    if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = c_.Allocate(count)) != cudaSuccess ||
-        (e = total_.Allocate(1)) != cudaSuccess) {
-      return CudaFailed("cudaMalloc", e);
-    }
-    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
-    FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
-    FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
-    if (rung_ == Rung::kCublasBf16) {
-      if ((e = a16_.Allocate(count)) != cudaSuccess || (e = b16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
-      ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
-      ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
-    } else if (rung_ == Rung::kCublasFp16) {
-      if ((e = ah_.Allocate(count)) != cudaSuccess || (e = bh_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
-      ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), ah_.get(), count);
-      ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), bh_.get(), count);
-    } else if (rung_ == Rung::kCublasInt8) {
-      if ((e = a8_.Allocate(count)) != cudaSuccess || (e = b8_.Allocate(count)) != cudaSuccess || (e = c32_.Allocate(count)) != cudaSuccess) {
-        return CudaFailed("cudaMalloc", e);
-      }
-      ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a8_.get(), count);
-      ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b8_.get(), count);
-    }
-    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
-      return CudaFailed("filling the matrices", e);
-    }
-    if (IsCublas(rung_)) {
-      auto api = LoadCublas();
-      if (!api.ok()) return api.status();
-      api_ = *api;
-      GPUPROBE_RETURN_IF_ERROR(handle_.Open(*api_, ctx_.stream()));
-    }
-    return core::Status::Ok();
-  }
-
-  cudaError_t Enqueue(cudaStream_t s) {
-    const float alpha = 1.0f, beta = 0.0f;
-    // Row-major C = A x B is column-major C^T = B^T x A^T: pass B first.
-    switch (rung_) {
-      case Rung::kNaive: {
-        dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
-        NaiveKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
-        return cudaGetLastError();
-      }
-      case Rung::kCoalesced: {
-        dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
-        CoalescedKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
-        return cudaGetLastError();
-      }
-      case Rung::kTiled: {
-        dim3 block(kTile, kTile), grid((n_ + kTile - 1) / kTile, (n_ + kTile - 1) / kTile);
-        TiledKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
-        return cudaGetLastError();
-      }
-      case Rung::kBlocked: {
-        dim3 grid(n_ / kBn, n_ / kBm);
-        BlockedKernel<<<grid, kBlockedThreads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
-        return cudaGetLastError();
-      }
-      case Rung::kCublasFp32:
-        return Check(api_->sgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), n_, a_.get(), n_, &beta, c_.get(), n_));
-      case Rung::kCublasTf32:
-        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), CUDA_R_32F, n_, a_.get(),
-                                   CUDA_R_32F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
-      case Rung::kCublasBf16:
-        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b16_.get(), CUDA_R_16BF, n_, a16_.get(),
-                                   CUDA_R_16BF, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-      case Rung::kCublasFp16:
-        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, bh_.get(), CUDA_R_16F, n_, ah_.get(),
-                                   CUDA_R_16F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-      case Rung::kCublasInt8: {
-        const int ialpha = 1, ibeta = 0;
-        return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &ialpha, b8_.get(), CUDA_R_8I, n_, a8_.get(),
-                                   CUDA_R_8I, n_, &ibeta, c32_.get(), CUDA_R_32I, n_, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-      }
-    }
-    return cudaErrorInvalidValue;
-  }
-
-  core::Result<double> RunOnce() override {
-    auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
-    if (reps_ == 0) {
-      auto reps = ctx_.CalibrateReps(enqueue);
-      if (!reps.ok()) return blas_error_.empty() ? reps.status() : core::Status::Internal(blas_error_);
-      reps_ = *reps;
-    }
-    auto t = ctx_.TimeQueued(reps_, enqueue);
-    if (!t.ok() && !blas_error_.empty()) return core::Status::Internal(blas_error_);
-    return t;
-  }
-
-  /// The sum of every element of C, on the device (the int8 rung's int32 results converted
-  /// first; exact, since |c| <= 4n).
-  core::Result<double> DeviceTotal() {
-    std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
-    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
-    if (rung_ == Rung::kCublasInt8) Int32ToFloatKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(c32_.get(), c_.get(), count);
-    cudaError_t e = cudaMemsetAsync(total_.get(), 0, sizeof(double), ctx_.stream());
-    if (e == cudaSuccess) {
-      SumKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(c_.get(), count, total_.get());
-      e = cudaGetLastError();
-    }
-    double total = 0;
-    if (e == cudaSuccess) e = cudaMemcpyAsync(&total, total_.get(), sizeof total, cudaMemcpyDeviceToHost, ctx_.stream());
-    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
-    if (e != cudaSuccess) return CudaFailed("verifying", e);
-    return total;
-  }
-
-  double ExpectedTotal() {
-    if (!expected_total_) expected_total_ = gpu::MatmulTotal(static_cast<std::uint64_t>(n_));
-    return *expected_total_;
-  }
-
-  Verification Verify() override {
-    Verification v;
-    auto device_total = DeviceTotal();
-    if (!device_total.ok()) {
-      v.detail = device_total.status().message();
-      return v;
-    }
-    double total = *device_total;
-    double expected_total = ExpectedTotal();
-    // 64 sampled elements, the corners included (the tails of odd sizes live there).
-    int bad = 0;
-    for (int s = 0; s < 64; ++s) {
-      std::uint64_t row = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 2654435761u) % n_;
-      std::uint64_t col = s == 0 ? 0 : s == 1 ? n_ - 1 : (static_cast<std::uint64_t>(s) * 40503u + 17) % n_;
-      float got = 0;
-      if (cudaMemcpy(&got, c_.get() + row * n_ + col, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) ++bad;
-      if (static_cast<double>(got) != gpu::MatmulElement(static_cast<std::uint64_t>(n_), row, col)) ++bad;
-    }
-    v.checksum = expected_total;
-    v.verified = bad == 0 && total == expected_total;
-    v.detail = v.verified ? "64 sampled elements and the sum of all elements exact (the same on every rung)"
-                          : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, expected_total);
-    return v;
-  }
-
-  bool CorruptForTest() override {
-    std::uint64_t middle = static_cast<std::uint64_t>(n_) * n_ / 2;
-    if (rung_ == Rung::kCublasInt8) {
-      int wrong = 1000000;
-      return cudaMemcpy(c32_.get() + middle, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
-    }
-    float wrong = 1e6f;
-    return cudaMemcpy(c_.get() + middle, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-
-  std::string Note() const override {
-    double working_set = 3.0 * 4 * n_ * static_cast<double>(n_);
-    return fmt::format("working set {} vs L2 {}", core::FormatBytesBinary(working_set),
-                       core::FormatBytesBinary(static_cast<double>(ctx_.Figures().l2_bytes)));
-  }
-
- private:
-  cudaError_t Check(cublasStatus_t s) {
-    if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
-    blas_error_ = fmt::format("cuBLAS returned status {}", static_cast<int>(s));
-    return cudaErrorUnknown;
-  }
-
-  CudaContext& ctx_;
-  Rung rung_;
-  int n_;
-  DeviceArray<float> a_, b_, c_;
-  DeviceArray<__nv_bfloat16> a16_, b16_;
-  DeviceArray<__half> ah_, bh_;
-  DeviceArray<signed char> a8_, b8_;
-  DeviceArray<int> c32_;
-  DeviceArray<double> total_;
-  const CublasApi* api_ = nullptr;
-  CublasHandle handle_;
-  std::string blas_error_;
-  int reps_ = 0;
-  std::optional<double> expected_total_;  // O(n^2) on the host: once per instance
-};
 
 class GpuMatmulBenchmark : public Benchmark {
  public:
@@ -391,7 +201,7 @@ class GpuMatmulBenchmark : public Benchmark {
     return cases;
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     if (c.size < 1 || c.size > 65536) return Availability::No("the matrix order must be between 1 and 65536");
     if (rung_.rung == Rung::kBlocked && c.size % 64 != 0) return Availability::No("the register-blocked kernel needs n divisible by 64");
     if (rung_.rung == Rung::kCublasInt8 && c.size % 4 != 0) return Availability::No("int8 GEMM needs n divisible by 4");
@@ -415,22 +225,37 @@ class GpuMatmulBenchmark : public Benchmark {
     if (rung_.rung == Rung::kCublasInt8) std::swap(w.ops, w.flops);  // integer multiply-adds: op/s
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    const double n = static_cast<double>(c.size);
+    plan.host_elements = 2 * n * n + 64 * n;  // the exact sum of C and 64 sampled elements
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     if (IsTensor(rung_.rung)) {
-      p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+      // The runtime does not report tensor-core peaks; the spec database does, by name.
+      const char* dtype = TensorType(rung_.rung);
+      const model::GpuSpec* spec = ctx->Spec();
+      if (auto peak = spec != nullptr ? model::PeakFlops(*spec, dtype) : std::nullopt) {
+        p.value = *peak;
+        p.basis = fmt::format("the {}'s dense {} tensor-core peak (spec sheet, at boost clock)", spec->name, dtype);
+      } else {
+        p.basis = "tensor-core peak: the runtime does not report it and this GPU is not in gpuprobe's spec database";
+      }
       return p;
     }
-    if (auto peak = gpu::TheoreticalPeak(ctx->Figures(), "fp32")) {
+    if (auto peak = model::TheoreticalPeak(ctx->Figures(), "fp32")) {
       p.value = *peak;
       p.basis = "the FP32 peak of the CUDA cores (SMs x lanes x 2 x clock)";
     }
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
-    auto instance = std::make_unique<MatmulInstance>(static_cast<CudaContext&>(context), rung_.rung, static_cast<int>(c.size));
+    auto instance =
+        std::make_unique<MatmulInstance>(static_cast<CudaContext&>(context), rung_.rung, static_cast<int>(c.size), rung_.half_output);
     GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
     return std::unique_ptr<BenchmarkInstance>(std::move(instance));
   }
@@ -440,128 +265,122 @@ class GpuMatmulBenchmark : public Benchmark {
   BenchmarkInfo info_;
 };
 
-// Sustained load: GEMMs back to back for the requested time, every result's checksum compared
-// with the exact one (a wrong result on a healthy GPU never happens: any is a finding), the
-// device sampled once a second. The whole burn runs in the first (warm-up) iteration; the
-// timed samples after it measure the GEMM rate of the hot GPU.
-class BurnInstance : public BenchmarkInstance {
- public:
-  BurnInstance(CudaContext& ctx, Rung rung, int n, double seconds) : ctx_(ctx), gemm_(ctx, rung, n), n_(n), seconds_(seconds) {}
-  core::Status Prepare() { return gemm_.Prepare(); }
-
-  core::Result<double> RunOnce() override {
-    if (burned_) {
-      auto t = ctx_.TimeQueued(1, [this](cudaStream_t s) { return gemm_.Enqueue(s); });
-      return t;
-    }
-    burned_ = true;
-    auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-    double start = clock(), next_sample = start;
-    std::uint64_t gemms = 0;
-    while (clock() - start < seconds_) {
-      cudaError_t e = gemm_.Enqueue(ctx_.stream());
-      if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
-      if (e != cudaSuccess) return CudaFailed("a GEMM under sustained load", e);
-      ++gemms;
-      // Every result's checksum on the device (cheap next to the GEMM), exact or an error.
-      auto total = gemm_.DeviceTotal();
-      if (!total.ok()) return total.status();
-      if (*total != gemm_.ExpectedTotal()) ++errors_;
-      if (clock() >= next_sample) {
-        samples_.push_back(ctx_.Sample());
-        next_sample += 1.0;
-      }
-    }
-    double elapsed = clock() - start;
-    gemms_ = gemms;
-    return gemms > 0 ? elapsed / static_cast<double>(gemms) : elapsed;
-  }
-
-  Verification Verify() override {
-    Verification final_check = gemm_.Verify();
-    Verification v;
-    v.checksum = final_check.checksum;
-    v.verified = final_check.verified && errors_ == 0 && gemms_ > 0;
-    v.detail = v.verified ? fmt::format("{} GEMMs under load, every result exact", gemms_)
-                          : fmt::format("{} of {} GEMMs gave wrong results under load: a silent-error GPU, drain it", errors_, gemms_);
-    return v;
-  }
-  bool CorruptForTest() override {
-    errors_ += 1;
-    return true;
-  }
-
-  std::string Note() const override {
-    double min_clock = 0, max_clock = 0;
-    int throttled = 0;
-    for (const auto& s : samples_) {
-      if (s.clock_hz > 0) {
-        min_clock = min_clock == 0 ? s.clock_hz : std::min(min_clock, s.clock_hz);
-        max_clock = std::max(max_clock, s.clock_hz);
-      }
-      throttled += s.throttled ? 1 : 0;
-    }
-    std::string verdict = errors_ > 0                                   ? "UNHEALTHY: wrong results"
-                          : !samples_.empty() && throttled * 2 >= static_cast<int>(samples_.size()) ? "throttling most of the time: check power and cooling"
-                          : max_clock > 0 && min_clock < 0.85 * max_clock ? "clocks sag under load"
-                                                                          : "healthy";
-    std::string trace = samples_.empty() ? "no NVML samples" : fmt::format("first {}; last {}", samples_.front().note, samples_.back().note);
-    return fmt::format("{:.0f} s burn, {} GEMMs n={}, {} NVML samples, {} throttled; {}; verdict: {}", seconds_, gemms_, n_,
-                       samples_.size(), throttled, trace, verdict);
-  }
-
- private:
-  CudaContext& ctx_;
-  MatmulInstance gemm_;
-  int n_;
-  double seconds_;
-  bool burned_ = false;
-  std::uint64_t gemms_ = 0, errors_ = 0;
-  std::vector<DeviceSample> samples_;
-};
-
-class BurnBenchmark : public Benchmark {
- public:
-  BurnBenchmark() {
-    info_ = MakeBenchmarkInfo("burn", "gemm", "Sustained GEMM load",
-                              "GEMMs back to back for --seconds (default 10 s, 30 s with --full), every result checked (FLOP/s)",
-                              "a healthy GPU holds its clocks under load and never returns a wrong result", Metric::kFlops, {"cuda"});
-  }
-  const BenchmarkInfo& Info() const override { return info_; }
-  std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    double seconds = context.requested_seconds() > 0 ? context.requested_seconds() : full ? 30 : 10;
-    std::uint64_t n = size_override > 0 ? size_override : 4096;
-    return {BenchCase(fmt::format("{:.0f} s, n={}", seconds, n), n, 0, seconds, "")};
-  }
-  Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    if (c.size % 64 != 0) return Availability::No("the burn's GEMM needs n divisible by 64");
-    if (3 * 4 * c.size * c.size * 2 > static_cast<const CudaContext&>(context).FreeBytes()) {
-      return Availability::No("the burn's matrices do not fit in the GPU's free memory");
-    }
-    return Availability::Yes();
-  }
-  Work WorkFor(const BenchCase& c) const override { return gpu::MatmulWork(c.size); }
-  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
-    Prediction p;
-    p.basis = "compare with the same GEMM's rate in the matmul suite: a drop means the GPU cannot hold its clocks";
-    return p;
-  }
-  core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
-    auto& ctx = static_cast<CudaContext&>(context);
-    // Tensor cores draw the most power; without cuBLAS or on Turing, the register-blocked kernel.
-    Rung rung = LoadCublas().ok() && ctx.Figures().cc_major >= 8 ? Rung::kCublasBf16 : Rung::kBlocked;
-    auto instance = std::make_unique<BurnInstance>(ctx, rung, static_cast<int>(c.size), c.param);
-    GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
-    return std::unique_ptr<BenchmarkInstance>(std::move(instance));
-  }
-
- private:
-  BenchmarkInfo info_;
-};
-
 }  // namespace
 
-void RegisterCudaBurnBenchmarks(BenchmarkRegistry* registry) { registry->Add(std::make_unique<BurnBenchmark>()); }
+core::Status MatmulInstance::Prepare() {
+  std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+  cudaError_t e;
+  if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = c_.Allocate(count)) != cudaSuccess ||
+      (e = total_.Allocate(1)) != cudaSuccess) {
+    return CudaFailed("cudaMalloc", e);
+  }
+  gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
+  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
+  if (rung_ == Rung::kCublasBf16) {
+    if ((e = a16_.Allocate(count)) != cudaSuccess || (e = b16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
+    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
+  } else if (rung_ == Rung::kCublasFp16) {
+    if ((e = ah_.Allocate(count)) != cudaSuccess || (e = bh_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), ah_.get(), count);
+    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), bh_.get(), count);
+  } else if (rung_ == Rung::kCublasInt8) {
+    if ((e = a8_.Allocate(count)) != cudaSuccess || (e = b8_.Allocate(count)) != cudaSuccess || (e = c32_.Allocate(count)) != cudaSuccess) {
+      return CudaFailed("cudaMalloc", e);
+    }
+    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a8_.get(), count);
+    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b8_.get(), count);
+  }
+  if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
+    return CudaFailed("filling the matrices", e);
+  }
+  if (half_output_ && (e = c16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+  if (IsCublas(rung_)) {
+    auto api = LoadCublas();
+    if (!api.ok()) return api.status();
+    api_ = *api;
+    GPUPROBE_RETURN_IF_ERROR(handle_.Open(*api_, ctx_.stream()));
+  }
+  return core::Status::Ok();
+}
+
+cudaError_t MatmulInstance::Enqueue(cudaStream_t s) {
+  const float alpha = 1.0f, beta = 0.0f;
+  // Row-major C = A x B is column-major C^T = B^T x A^T: pass B first.
+  switch (rung_) {
+    case Rung::kNaive: {
+      dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
+      NaiveKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+      return cudaGetLastError();
+    }
+    case Rung::kCoalesced: {
+      dim3 block(32, 8), grid((n_ + 31) / 32, (n_ + 7) / 8);
+      CoalescedKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+      return cudaGetLastError();
+    }
+    case Rung::kTiled: {
+      dim3 block(kTile, kTile), grid((n_ + kTile - 1) / kTile, (n_ + kTile - 1) / kTile);
+      TiledKernel<<<grid, block, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+      return cudaGetLastError();
+    }
+    case Rung::kBlocked: {
+      dim3 grid(n_ / kBn, n_ / kBm);
+      BlockedKernel<<<grid, kBlockedThreads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_);
+      return cudaGetLastError();
+    }
+    case Rung::kCublasFp32:
+      return Check(api_->sgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), n_, a_.get(), n_, &beta, c_.get(), n_));
+    case Rung::kCublasTf32:
+      return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b_.get(), CUDA_R_32F, n_, a_.get(),
+                                 CUDA_R_32F, n_, &beta, c_.get(), CUDA_R_32F, n_, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    case Rung::kCublasBf16:
+    case Rung::kCublasFp16: {
+      const bool bf16 = rung_ == Rung::kCublasBf16;
+      const cudaDataType in_type = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+      const void* a = bf16 ? static_cast<const void*>(a16_.get()) : ah_.get();
+      const void* b = bf16 ? static_cast<const void*>(b16_.get()) : bh_.get();
+      // fp32 accumulate either way; C in fp32 (exact, the ladder) or in the input type.
+      const bool sixteen = half_output_ && !half_reference_;
+      void* c = sixteen ? static_cast<void*>(c16_.get()) : c_.get();
+      return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n_, n_, n_, &alpha, b, in_type, n_, a, in_type, n_, &beta, c,
+                                 sixteen ? in_type : CUDA_R_32F, n_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+    case Rung::kCublasInt8: {
+      // cuBLAS runs int8 on its IMMA kernels only as "TN" (A transposed, B not; leading
+      // dimensions and m, k multiples of 4); NN may fail or take a slow path. Row-major A's
+      // buffer reads as A^T and OP_T turns it back; B's reads as B^T: D = A x B^T, column-major.
+      const int ialpha = 1, ibeta = 0;
+      return Check(api_->gemm_ex(handle_.get(), CUBLAS_OP_T, CUBLAS_OP_N, n_, n_, n_, &ialpha, a8_.get(), CUDA_R_8I, n_, b8_.get(),
+                                 CUDA_R_8I, n_, &ibeta, c32_.get(), CUDA_R_32I, n_, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+core::Result<double> MatmulInstance::RunOnce() {
+  auto enqueue = [this](cudaStream_t s) { return Enqueue(s); };
+  if (reps_ == 0) {
+    auto reps = ctx_.CalibrateReps(enqueue);
+    if (!reps.ok()) return blas_error_.empty() ? reps.status() : core::Status::Internal(blas_error_);
+    reps_ = *reps;
+  }
+  auto t = ctx_.TimeQueued(reps_, enqueue);
+  if (!t.ok() && !blas_error_.empty()) return core::Status::Internal(blas_error_);
+  return t;
+}
+
+std::string MatmulInstance::Note() const {
+  double working_set = 3.0 * 4 * n_ * static_cast<double>(n_);
+  return fmt::format("working set {} vs L2 {}", core::FormatBytesBinary(working_set),
+                     core::FormatBytesBinary(static_cast<double>(ctx_.Figures().l2_bytes)));
+}
+
+cudaError_t MatmulInstance::Check(cublasStatus_t s) {
+  if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
+  blas_error_ = fmt::format("cuBLAS returned status {}", static_cast<int>(s));
+  return cudaErrorUnknown;
+}
 
 void RegisterCudaMatmulBenchmarks(BenchmarkRegistry* registry) {
   for (const auto& rung : kRungs) registry->Add(std::make_unique<GpuMatmulBenchmark>(rung));

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bench/cuda/cuda_context.h"
+#include "bench/memory_sweep.h"
 #include "bench/registry.h"
 #include "core/units.h"
 
@@ -68,7 +69,9 @@ __global__ void DotKernel(const float* __restrict__ a, const float* __restrict__
 }
 
 // Reads `n` floats `passes` times; each thread folds what it read into a 32-bit sum of the
-// bit patterns (integer adds: never the bottleneck, and exact to check).
+// bit patterns (integer adds: never the bottleneck, and exact to check). Every pass reads the
+// same addresses from the same threads, so the loads bypass L1 (ld.global.cg): otherwise a
+// working set of up to ~16 MiB (each SM's share within its L1) would measure L1, not L2.
 __global__ void ReadKernel(const float* __restrict__ a, unsigned long long n, int passes, unsigned int* result) {
   const unsigned long long total = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
@@ -78,15 +81,15 @@ __global__ void ReadKernel(const float* __restrict__ a, unsigned long long n, in
   for (int p = 0; p < passes; ++p) {
 #pragma unroll 4
     for (unsigned long long v = t; v < vectors; v += total) {
-      uint4 x = a4[v];
+      uint4 x = __ldcg(a4 + v);
       acc += x.x + x.y + x.z + x.w;
     }
-    for (unsigned long long i = vectors * 4 + t; i < n; i += total) acc += __float_as_uint(a[i]);
+    for (unsigned long long i = vectors * 4 + t; i < n; i += total) acc += __float_as_uint(__ldcg(a + i));
   }
   atomicAdd(result, acc);
 }
 
-std::uint64_t DefaultArrayBytes(const CudaContext& ctx, int arrays) {
+std::uint64_t DefaultArrayBytes(const GpuFacts& ctx, int arrays) {
   // >= 1 GiB per array where memory allows (METHOD.md: far beyond L2), else what fits in
   // 80% of free memory.
   std::uint64_t free_bytes = ctx.FreeBytes();
@@ -97,9 +100,9 @@ std::uint64_t DefaultArrayBytes(const CudaContext& ctx, int arrays) {
 
 Prediction HbmPrediction(const PredictionContext& pc) {
   Prediction p;
-  const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+  const auto* ctx = GpuFactsOf(pc.context);
   if (ctx == nullptr) return p;
-  if (auto bw = gpu::TheoreticalBandwidth(ctx->Figures())) {
+  if (auto bw = model::TheoreticalBandwidth(ctx->Figures())) {
     p.value = *bw;
     p.basis = fmt::format("2 x memory clock {:.0f} MHz x {}-bit bus / 8 = {}", ctx->Figures().memory_clock_hz / 1e6,
                           ctx->Figures().memory_bus_width_bits, core::FormatBytesPerSecond(*bw));
@@ -168,7 +171,7 @@ class StreamInstance : public BenchmarkInstance {
   }
 
   bool CorruptForTest() override {
-    if (op_ == StreamOp::kDot) return cudaMemset(dot_.get(), 0x7f, sizeof(double)) == cudaSuccess;
+    if (op_ == StreamOp::kDot) return MemsetSync(dot_.get(), 0x7f, sizeof(double), ctx_) == cudaSuccess;
     float wrong = 12345.0f;
     return cudaMemcpy(c_.get() + n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
@@ -197,14 +200,14 @@ class GpuStreamBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     int arrays = op_ == StreamOp::kDot ? 2 : 3;
     std::uint64_t bytes = size_override > 0 ? size_override : DefaultArrayBytes(ctx, arrays);
     std::uint64_t n = bytes / 4;
     return {{core::FormatBytesBinary(static_cast<double>(n * 4)) + " per array", n, 0, static_cast<double>(n * 4), ""}};
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     int arrays = op_ == StreamOp::kDot ? 2 : 3;
     if (c.size == 0) return Availability::No("no free GPU memory for the arrays");
     if (c.size * 4 * static_cast<std::uint64_t>(arrays) > ctx.FreeBytes()) {
@@ -214,6 +217,11 @@ class GpuStreamBenchmark : public Benchmark {
     return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override { return gpu::StreamWork(op_, c.size); }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    if (op_ == StreamOp::kDot) plan.host_elements = 2.0 * static_cast<double>(c.size);  // the host's dot product
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override { return HbmPrediction(pc); }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
     auto instance = std::make_unique<StreamInstance>(static_cast<CudaContext&>(context), op_, c.size);
@@ -260,7 +268,7 @@ class SweepInstance : public BenchmarkInstance {
     unsigned int wrong = 1;
     return cudaMemcpy(sum_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
-  std::string Note() const override { return fmt::format("{} passes per launch", passes_); }
+  std::string Note() const override { return fmt::format("{} passes per launch, loads bypass L1 (ld.global.cg)", passes_); }
 
  private:
   CudaContext& ctx_;
@@ -271,44 +279,46 @@ class SweepInstance : public BenchmarkInstance {
   int reps_ = 0;
 };
 
-// Each launch reads at least 256 MiB, so small (L2-resident) working sets are timed over
-// many passes rather than drowned by launch cost.
-int PassesFor(std::uint64_t bytes) { return static_cast<int>(std::max<std::uint64_t>(1, (256ull << 20) / std::max<std::uint64_t>(bytes, 1))); }
-
 class GpuSweepBenchmark : public Benchmark {
  public:
   GpuSweepBenchmark() {
-    info_ = MakeBenchmarkInfo("memory", "sweep", "Working-set sweep", "read a buffer from L2-sized to HBM-sized (bytes/s)",
+    info_ = MakeBenchmarkInfo("memory", "sweep", "Working-set sweep", "read a buffer from L2-sized to HBM-sized, L1 bypassed (bytes/s)",
                               "bandwidth falls as the working set outgrows each cache", Metric::kBandwidth, {"cuda"});
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool full, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t top = size_override > 0 ? size_override
                                           : std::min<std::uint64_t>(std::max<std::uint64_t>(8 * ctx.Figures().l2_bytes, 256ull << 20),
                                                                     ctx.FreeBytes() / 2);
     std::vector<BenchCase> cases;
-    for (std::uint64_t b = 1ull << 20; b <= top; b *= full ? 2 : 4) {
-      cases.push_back({core::FormatBytesBinary(static_cast<double>(b)), b / 4, 0, static_cast<double>(b), ""});
+    for (std::uint64_t b : gpu::SweepSizes(top, full)) {
+      std::string level = gpu::SweepLevel(b, ctx.Figures().l2_bytes);
+      cases.push_back(BenchCase(gpu::SweepLabel(b, ctx.Figures().l2_bytes), b / 4, 0, static_cast<double>(b), level));
     }
     return cases;
   }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
-    w.bytes_read = static_cast<double>(c.size) * 4 * PassesFor(c.size * 4);
+    w.bytes_read = gpu::SweepBytesRead(c.size * 4);
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    plan.host_elements = static_cast<double>(c.size);  // the host's checksum of the buffer
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
-    if (ctx != nullptr && c.size * 4 <= ctx->Figures().l2_bytes / 2) {
+    const auto* ctx = GpuFactsOf(pc.context);
+    if (ctx != nullptr && gpu::SweepLevel(c.size * 4, ctx->Figures().l2_bytes) != "HBM") {
       Prediction p;
-      p.basis = "fits in L2: faster than HBM; the spec sheet gives no L2 bandwidth";
+      p.basis = "(partly) in L2, read with L1 bypassed: faster than HBM; the spec sheet gives no L2 bandwidth";
       return p;
     }
     return HbmPrediction(pc);
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
-    auto instance = std::make_unique<SweepInstance>(static_cast<CudaContext&>(context), c.size, PassesFor(c.size * 4));
+    auto instance = std::make_unique<SweepInstance>(static_cast<CudaContext&>(context), c.size, gpu::SweepPasses(c.size * 4));
     GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
     return std::unique_ptr<BenchmarkInstance>(std::move(instance));
   }

@@ -127,7 +127,7 @@ class ChunkedBenchmark : public Benchmark {
   }
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
-    const auto& ctx = static_cast<const CudaContext&>(context);
+    const auto& ctx = FactsOf(context);
     std::uint64_t bytes = size_override > 0 ? size_override : std::min<std::uint64_t>(256ull << 20, ctx.FreeBytes() / 4);
     std::vector<BenchCase> cases;
     for (int s : {1, 2, 4}) cases.push_back(BenchCase(fmt::format("{} stream{}", s, s > 1 ? "s" : ""), bytes / 4, 0, s, ""));
@@ -241,8 +241,8 @@ class PipelineBenchmark : public Benchmark {
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
-    auto link = ctx != nullptr ? gpu::PinnedCopyBandwidth(ctx->Figures()) : std::nullopt;
+    const auto* ctx = GpuFactsOf(pc.context);
+    auto link = ctx != nullptr ? model::PinnedCopyBandwidth(ctx->Figures()) : std::nullopt;
     if (c.param == 2 && link) {
       double bytes = 4.0 * static_cast<double>(c.size);
       p.value = 2 * bytes / *link;  // per step: a copy out and a copy back in

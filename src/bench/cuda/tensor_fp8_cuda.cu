@@ -2,8 +2,14 @@
 // cuBLASLt, which is what fp8 GEMMs need. cuBLASLt wants fp8's A transposed, so from the
 // row-major buffers it computes D = A x B^T; the inputs are integers in [-2, 2] (exact in
 // e4m3) and the output fp32, so the result is exact and checked like every other GEMM.
+// Two cases, the accumulation mode set explicitly in both: fast accumulation (the tensor
+// cores' own accumulator for the whole sum: what peak figures and inference use) and the
+// library's default, which promotes partial sums to fp32 on the CUDA cores every few steps
+// and is slower on Hopper. With these inputs every partial sum is an integer far below
+// 2^13, so both stay exact.
 #include <cuda_fp8.h>
 
+#include <cstdint>
 #include <optional>
 
 #include <fmt/format.h>
@@ -11,6 +17,7 @@
 #include "bench/cuda/cublas_loader.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
+#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -34,7 +41,8 @@ __global__ void SumFloatKernel(const float* c, unsigned long long count, double*
 
 class Fp8Instance : public BenchmarkInstance {
  public:
-  Fp8Instance(CudaContext& ctx, const CublasLtApi& api, int n) : ctx_(ctx), api_(api), n_(n) {}
+  Fp8Instance(CudaContext& ctx, const CublasLtApi& api, int n, bool fast_accumulation)
+      : ctx_(ctx), api_(api), n_(n), fast_accumulation_(fast_accumulation) {}
   ~Fp8Instance() override {
     if (pref_ != nullptr) api_.pref_destroy(pref_);
     for (auto layout : {a_desc_, b_desc_, d_desc_}) {
@@ -59,9 +67,11 @@ class Fp8Instance : public BenchmarkInstance {
     }
     const std::uint64_t n = static_cast<std::uint64_t>(n_);
     const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+    const std::int8_t fast_accum = fast_accumulation_ ? 1 : 0;
     bool ok = api_.create(&lt_) == CUBLAS_STATUS_SUCCESS && api_.desc_create(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
               api_.desc_set(op_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose) == CUBLAS_STATUS_SUCCESS &&
               api_.desc_set(op_, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none) == CUBLAS_STATUS_SUCCESS &&
+              api_.desc_set(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum) == CUBLAS_STATUS_SUCCESS &&
               api_.layout_create(&a_desc_, CUDA_R_8F_E4M3, n, n, n_) == CUBLAS_STATUS_SUCCESS &&
               api_.layout_create(&b_desc_, CUDA_R_8F_E4M3, n, n, n_) == CUBLAS_STATUS_SUCCESS &&
               api_.layout_create(&d_desc_, CUDA_R_32F, n, n, n_) == CUBLAS_STATUS_SUCCESS && api_.pref_create(&pref_) == CUBLAS_STATUS_SUCCESS &&
@@ -123,7 +133,8 @@ class Fp8Instance : public BenchmarkInstance {
     if (!expected_total_) expected_total_ = gpu::MatmulAbtTotal(n);
     v.checksum = *expected_total_;
     v.verified = bad == 0 && total == *expected_total_;
-    v.detail = v.verified ? "32 sampled elements and the sum of all elements exact"
+    v.detail = v.verified ? fmt::format("32 sampled elements and the sum of all elements exact ({})",
+                                        fast_accumulation_ ? "fast accumulation" : "fp32 promotion")
                           : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, *expected_total_);
     return v;
   }
@@ -137,6 +148,7 @@ class Fp8Instance : public BenchmarkInstance {
   CudaContext& ctx_;
   const CublasLtApi& api_;
   int n_;
+  bool fast_accumulation_;
   DeviceArray<__nv_fp8_e4m3> a_, b_;
   DeviceArray<float> d_;
   DeviceArray<double> total_;
@@ -155,7 +167,8 @@ class Fp8Benchmark : public Benchmark {
  public:
   Fp8Benchmark() {
     info_ = MakeBenchmarkInfo("compute", "tensor_fp8", "tensor_fp8",
-                              "tensor-core peak: cuBLASLt GEMM n=8192, fp8 (e4m3) inputs, fp32 accumulate (FLOP/s)",
+                              "tensor-core peak: cuBLASLt GEMM n=8192, fp8 (e4m3) inputs, fp32 output, fast accumulation and fp32 "
+                              "promotion (FLOP/s)",
                               "tensor cores multiply small matrices per instruction: an order of magnitude beyond the CUDA cores, "
                               "for the input types they support",
                               Metric::kFlops, {"cuda"});
@@ -163,10 +176,11 @@ class Fp8Benchmark : public Benchmark {
   const BenchmarkInfo& Info() const override { return info_; }
   std::vector<BenchCase> Cases(const BackendContext&, const model::CpuSpec&, bool, std::uint64_t size_override) const override {
     std::uint64_t n = size_override > 0 ? size_override : 8192;
-    return {BenchCase(fmt::format("n={}", n), n, 0, 0, "fp8")};
+    return {BenchCase(fmt::format("n={}, fast accumulation", n), n, 0, 1, "fast_accumulation"),
+            BenchCase(fmt::format("n={}, fp32 promotion", n), n, 0, 0, "fp32_promotion")};
   }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
-    const auto& f = static_cast<const CudaContext&>(context).Figures();
+    const auto& f = FactsOf(context).Figures();
     if (f.cc_major < 8 || (f.cc_major == 8 && f.cc_minor < 9)) {
       return Availability::No("fp8 tensor cores need compute capability 8.9 (Ada) or newer");
     }
@@ -180,15 +194,28 @@ class Fp8Benchmark : public Benchmark {
     w.bytes_read /= 4;  // one byte per input element
     return w;
   }
-  Prediction Predict(const PredictionContext&, const BenchCase&) const override {
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    const double n = static_cast<double>(c.size);
+    plan.host_elements = 2 * n * n + 32 * n;  // the exact sum of D and 32 sampled elements
+    return plan;
+  }
+  Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
     Prediction p;
-    p.basis = "tensor-core peak: the runtime does not report it; see 'gpuprobe gpus show' for the spec figure";
+    const auto* facts = GpuFactsOf(pc.context);
+    const model::GpuSpec* spec = facts != nullptr ? facts->Spec() : nullptr;
+    if (auto peak = spec != nullptr ? model::PeakFlops(*spec, "fp8") : std::nullopt) {
+      p.value = *peak;
+      p.basis = fmt::format("the {}'s dense fp8 tensor-core peak (spec sheet, at boost clock)", spec->name);
+    } else {
+      p.basis = "tensor-core peak: the runtime does not report it and this GPU is not in gpuprobe's spec database";
+    }
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {
     auto api = LoadCublasLt();
     if (!api.ok()) return api.status();
-    auto instance = std::make_unique<Fp8Instance>(static_cast<CudaContext&>(context), **api, static_cast<int>(c.size));
+    auto instance = std::make_unique<Fp8Instance>(static_cast<CudaContext&>(context), **api, static_cast<int>(c.size), c.param > 0);
     GPUPROBE_RETURN_IF_ERROR(instance->Prepare());
     return std::unique_ptr<BenchmarkInstance>(std::move(instance));
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/copy_prediction.h"
 #include "bench/cuda/cuda_context.h"
 #include "bench/registry.h"
 #include "core/units.h"
@@ -29,7 +30,9 @@ const TransferKind kKinds[] = {
     {"h2d_pageable", Direction::kHostToDevice, false, "host to GPU from ordinary (pageable) memory: staged by the driver (bytes/s)"},
     {"d2h_pageable", Direction::kDeviceToHost, false, "GPU to ordinary host memory (bytes/s)"},
     {"bidirectional", Direction::kBidirectional, true, "both directions at once, pinned, two streams (bytes/s, both counted)"},
-    {"d2d", Direction::kDeviceToDevice, true, "GPU memory to GPU memory with the copy engine (bytes/s, read + write)"},
+    {"d2d", Direction::kDeviceToDevice, true,
+     "GPU memory to GPU memory with the copy engine (bytes copied/s; each byte is read and written, so at most half the "
+     "memory bandwidth)"},
 };
 
 class TransferInstance : public BenchmarkInstance {
@@ -224,7 +227,7 @@ class TransferBenchmark : public Benchmark {
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
     if (c.size < 4) return Availability::No("a copy needs at least 4 bytes");
     // Two device buffers at most; a size that does not fit is skipped and says so.
-    if (c.size * 2 > static_cast<const CudaContext&>(context).FreeBytes()) {
+    if (c.size * 2 > FactsOf(context).FreeBytes()) {
       return Availability::No(fmt::format("{} twice does not fit in the GPU's free memory", core::FormatBytesBinary(static_cast<double>(c.size))));
     }
     return Availability::Yes();
@@ -232,36 +235,45 @@ class TransferBenchmark : public Benchmark {
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     double bytes = static_cast<double>(c.size);
-    if (kind_.direction == Direction::kBidirectional || kind_.direction == Direction::kDeviceToDevice) {
-      w.bytes_read = bytes;
+    if (kind_.direction == Direction::kBidirectional) {
+      w.bytes_read = bytes;     // both directions at once: each counted
       w.bytes_written = bytes;
     } else {
-      w.bytes_read = bytes;  // what crosses the link once
+      w.bytes_read = bytes;     // bytes copied, once (as nvbandwidth counts them)
     }
     return w;
   }
+  PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
+    PlanEstimate plan = Benchmark::Plan(pc, c);
+    // Host buffers filled (and, from the GPU, checked) element by element; d2d stays on the GPU.
+    if (kind_.direction != Direction::kDeviceToDevice) plan.host_elements = 2.0 * static_cast<double>(c.size / 4);
+    return plan;
+  }
   Prediction Predict(const PredictionContext& pc, const BenchCase& c) const override {
     Prediction p;
-    const auto* ctx = dynamic_cast<const CudaContext*>(pc.context);
+    const auto* ctx = GpuFactsOf(pc.context);
     if (ctx == nullptr) return p;
     const auto& f = ctx->Figures();
+    const double bytes = static_cast<double>(c.size), setup = model::kCopyLatencySeconds / 4;
     if (kind_.direction == Direction::kDeviceToDevice) {
-      if (auto bw = gpu::TheoreticalBandwidth(f)) {
-        p.value = *bw;
-        p.basis = "the GPU's memory bandwidth (each byte read once and written once)";
+      if (auto bw = model::TheoreticalBandwidth(f)) {
+        p.value = gpu::PredictedCopyRate(gpu::CopyPath::kDeviceToDevice, bytes, *bw, setup);
+        p.basis = fmt::format("half the memory bandwidth ({}): every byte is read and written through HBM; plus ~{} per copy",
+                              core::FormatBytesPerSecond(*bw), core::FormatSeconds(setup));
       }
       return p;
     }
-    auto link = gpu::PinnedCopyBandwidth(f);
+    auto link = model::PinnedCopyBandwidth(f);
     if (!link) {
       p.basis = "the PCIe generation and width are unknown (NVML not available)";
       return p;
     }
-    double bw = kind_.direction == Direction::kBidirectional ? 2 * *link : *link;
+    double bw = *link;
     if (!kind_.pinned) bw *= 0.5;  // staged through a pinned bounce buffer: about half
-    double bytes = static_cast<double>(c.size);
-    double t = model::kCopyLatencySeconds / 4 + bytes / bw;  // queued copies overlap part of the setup
-    p.value = bytes * (kind_.direction == Direction::kBidirectional ? 2 : 1) / t;
+    // Queued copies overlap part of the setup; both directions run at once on their own lanes
+    // (the old formula doubled the link and counted both directions too: 4x the link).
+    p.value = gpu::PredictedCopyRate(kind_.direction == Direction::kBidirectional ? gpu::CopyPath::kBothWays : gpu::CopyPath::kOneWay,
+                                     bytes, bw, setup);
     p.basis = fmt::format("PCIe Gen{} x{}: 80% of the encoded rate{}{}, plus ~{} per copy", f.pcie_generation, f.pcie_lanes,
                           kind_.direction == Direction::kBidirectional ? " in each direction" : "",
                           kind_.pinned ? "" : ", halved for pageable staging",

@@ -1,10 +1,9 @@
-#include "bench/cuda/gpu_kernel_math.h"
+#include "bench/gpu_kernel_math.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "model/spec_derivation.h"
 
 namespace gpuprobe::bench::gpu {
 
@@ -94,6 +93,12 @@ double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
 
 double MatmulAbtTotal(std::uint64_t n) { return ProductTotal(n, true); }
 
+double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed) {
+  std::uint64_t row = index / n, col = index % n;
+  // Column-major D: index = i + j n, so i = col and j = row.
+  return a_times_b_transposed ? MatmulAbtElement(n, col, row) : MatmulElement(n, row, col);
+}
+
 Work MatmulWork(std::uint64_t n) {
   Work w;
   double nn = static_cast<double>(n) * static_cast<double>(n);
@@ -111,7 +116,7 @@ std::uint64_t CollatzTotal(std::uint64_t count) {
 
 float ReplayPath(int q, int steps) {
   float x = 1.0f;
-  for (int s = 0; s < steps; ++s) x = std::fmaf(x, PathMultiplier(q), kChainB);
+  for (int s = 0; s < steps; ++s) x = std::fmaf(x, PathMultiplier(q), kPathAddend);
   return x;
 }
 
@@ -166,75 +171,6 @@ int BatchRepetitions(double seconds_per_rep, double target, int max_reps) {
   if (!(seconds_per_rep > 0) || !std::isfinite(seconds_per_rep)) return max_reps;
   double reps = std::ceil(target / seconds_per_rep);
   return static_cast<int>(std::clamp(reps, 1.0, static_cast<double>(max_reps)));
-}
-
-float ReplayChainF32(int k, std::uint64_t steps) {
-  float x = ChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = std::fmaf(x, kChainA, kChainB);
-  return x;
-}
-
-double ReplayChainF64(int k, std::uint64_t steps) {
-  double x = ChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = std::fma(x, static_cast<double>(kChainA), static_cast<double>(kChainB));
-  return x;
-}
-
-std::uint32_t ReplayChainI32(int k, std::uint64_t steps) {
-  std::uint32_t x = IntChainStart(k);
-  for (std::uint64_t s = 0; s < steps; ++s) x = x * kIntChainA + kIntChainB;
-  return x;
-}
-
-Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer) {
-  Work w;
-  double fmas = static_cast<double>(threads) * kChainsPerThread * static_cast<double>(steps);
-  if (integer) {
-    w.ops = 2 * fmas;  // a multiply and an add per step
-  } else {
-    w.flops = 2 * fmas;
-  }
-  return w;
-}
-
-std::optional<double> TheoreticalBandwidth(const DeviceFigures& d) {
-  if (d.memory_clock_hz <= 0 || d.memory_bus_width_bits <= 0) return std::nullopt;
-  return 2.0 * d.memory_clock_hz * d.memory_bus_width_bits / 8.0;
-}
-
-int LanesPerSm(int major, int minor, const std::string& type) {
-  // Per SM and clock, from NVIDIA's architecture whitepapers (Turing, Ampere GA100/GA10x,
-  // Ada, Hopper). fp16 counts half2 lanes x 2 (non-tensor).
-  struct Row { int major, minor, fp32, fp64, fp16, int32; };
-  static const Row kRows[] = {
-      {7, 5, 64, 2, 128, 64},   // Turing (T4, RTX 20)
-      {8, 0, 64, 32, 256, 64},  // A100
-      {8, 6, 128, 2, 128, 64},  // RTX 30, A10, A40
-      {8, 7, 128, 2, 128, 64},  // Orin
-      {8, 9, 128, 2, 128, 64},  // Ada: RTX 40, L4, L40S
-      {9, 0, 128, 64, 256, 64}, // Hopper: H100, H200
-  };
-  for (const auto& r : kRows) {
-    if (r.major != major || r.minor != minor) continue;
-    if (type == "fp32") return r.fp32;
-    if (type == "fp64") return r.fp64;
-    if (type == "fp16") return r.fp16;
-    if (type == "int32") return r.int32;
-  }
-  return 0;
-}
-
-std::optional<double> TheoreticalPeak(const DeviceFigures& d, const std::string& type) {
-  int lanes = LanesPerSm(d.cc_major, d.cc_minor, type);
-  if (lanes == 0 || d.sm_count <= 0 || d.sm_clock_hz <= 0) return std::nullopt;
-  return static_cast<double>(lanes) * d.sm_count * 2.0 * d.sm_clock_hz;
-}
-
-std::optional<double> PinnedCopyBandwidth(const DeviceFigures& d) {
-  if (d.pcie_generation <= 0 || d.pcie_lanes <= 0) return std::nullopt;
-  auto link = model::PcieBytesPerSecondPerDirection(d.pcie_generation, d.pcie_lanes);
-  if (!link) return std::nullopt;
-  return *link * 0.8;
 }
 
 }  // namespace gpuprobe::bench::gpu

@@ -1,8 +1,9 @@
 // The arithmetic of the GPU benchmarks that needs no GPU: launch geometry and the exact index
-// loop every grid-stride kernel uses, the pseudo-random fill, the expected results, the
-// declared work, and the device's theoretical figures. The kernels include this header (the
-// functions marked GPUPROBE_HOST_DEVICE compile for both sides), so what the tests check on
-// the CPU is what the GPU runs. No CUDA header here: it compiles everywhere.
+// loop every grid-stride kernel uses, the pseudo-random fill, the expected results and the
+// declared work. The kernels include this header (the functions marked GPUPROBE_HOST_DEVICE
+// compile for both sides), so what the tests check on the CPU is what the GPU runs. No CUDA
+// header here: it compiles everywhere. The device's theoretical figures are the model's
+// (model/gpu_device_figures.h).
 //
 // Thread safety: pure functions.
 #pragma once
@@ -13,12 +14,7 @@
 #include <vector>
 
 #include "bench/benchmark.h"
-
-#if defined(__CUDACC__)
-#define GPUPROBE_HOST_DEVICE __host__ __device__
-#else
-#define GPUPROBE_HOST_DEVICE
-#endif
+#include "bench/host_device.h"
 
 namespace gpuprobe::bench::gpu {
 
@@ -95,6 +91,11 @@ double MatmulTotal(std::uint64_t n);
 /// sums of A and B multiplied.
 double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j);
 double MatmulAbtTotal(std::uint64_t n);
+/// What the output buffer holds at `index` (= row * n + col read row-major): C = A x B for
+/// the row-major rungs (cuBLAS NN on swapped operands), or D = A x B^T stored column-major,
+/// element (i, j) at i + j n, for the TN GEMMs (cuBLAS int8 IMMA and cuBLASLt fp8 want A
+/// transposed: the row-major buffers of A and B passed as "A^T" and "B^T").
+double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed);
 /// 2 n^3 FLOPs; the minimum traffic, each matrix once: 3 x 4 n^2 bytes.
 Work MatmulWork(std::uint64_t n);
 
@@ -121,6 +122,8 @@ std::uint64_t CollatzTotal(std::uint64_t count);
 inline int DivergencePath(std::uint64_t thread, int paths) { return static_cast<int>(thread % 32 % static_cast<std::uint64_t>(paths)); }
 /// Path q's multiplier: distinct per path, so no two paths can be merged.
 GPUPROBE_HOST_DEVICE inline float PathMultiplier(int q) { return 0.999f - 0.0001f * static_cast<float>(q); }
+/// What every path adds on each step.
+constexpr float kPathAddend = 0.001f;
 /// The value a lane on path q holds after `steps` FMAs from 1 (host replay).
 float ReplayPath(int q, int steps);
 
@@ -150,48 +153,5 @@ std::vector<int> SimulateCoverage(std::uint64_t n, int width, const LaunchGeomet
 
 /// Repetitions per timed batch so it lasts >= `target` seconds (>= 1, <= `max_reps`).
 int BatchRepetitions(double seconds_per_rep, double target = 100e-6, int max_reps = 256);
-
-// --- dependent FMA chains (compute peaks) ---------------------------------------------------
-
-/// Independent chains per thread: enough to cover the FMA pipeline latency (4 cycles x 1
-/// issue per cycle, and some slack for dual issue).
-constexpr int kChainsPerThread = 8;
-constexpr float kChainA = 0.999f, kChainB = 0.001f;
-
-/// The chain start for chain k (the same on every thread).
-GPUPROBE_HOST_DEVICE inline float ChainStart(int k) { return 1.0f + 0.125f * static_cast<float>(k); }
-GPUPROBE_HOST_DEVICE inline std::uint32_t IntChainStart(int k) { return 1u + 7u * static_cast<std::uint32_t>(k); }
-constexpr std::uint32_t kIntChainA = 1664525u, kIntChainB = 1013904223u;  // a 32-bit LCG step
-
-/// Host replays: the value of chain k after `steps` FMAs (fp32 with fmaf, fp64 with fma,
-/// int32 modulo 2^32). The device uses the same operations, so they match exactly.
-float ReplayChainF32(int k, std::uint64_t steps);
-double ReplayChainF64(int k, std::uint64_t steps);
-std::uint32_t ReplayChainI32(int k, std::uint64_t steps);
-
-/// One FMA = 2 FLOPs; work of `threads` threads x kChainsPerThread chains x `steps`.
-Work ChainWork(std::uint64_t threads, std::uint64_t steps, bool integer);
-
-// --- the device's theoretical figures ------------------------------------------------------
-
-struct DeviceFigures {
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  double sm_clock_hz = 0;
-  double memory_clock_hz = 0;       ///< as the runtime reports it (half the data rate)
-  int memory_bus_width_bits = 0;
-  std::uint64_t l2_bytes = 0;
-  int pcie_generation = 0, pcie_lanes = 0;  ///< 0 when unknown (from NVML)
-};
-
-/// 2 (double data rate) x memory clock x bus width / 8; empty when a figure is missing.
-std::optional<double> TheoreticalBandwidth(const DeviceFigures& d);
-/// Lanes per SM for "fp32", "fp64", "fp16" (half2 lanes x 2), "int32"; 0 when this
-/// architecture is not in the table.
-int LanesPerSm(int cc_major, int cc_minor, const std::string& type);
-/// SMs x lanes x 2 (FMA) x SM clock; empty when unknown. For int32 the unit is op/s.
-std::optional<double> TheoreticalPeak(const DeviceFigures& d, const std::string& type);
-/// 80% of the PCIe link's encoded rate per direction; empty when the link is unknown.
-std::optional<double> PinnedCopyBandwidth(const DeviceFigures& d);
 
 }  // namespace gpuprobe::bench::gpu
