@@ -20,10 +20,15 @@ struct Availability {
   bool available = false;
   std::string reason;  ///< one sentence when unavailable, e.g. "no NVIDIA driver found"
   std::string hint;    ///< what to install or run
+  core::TextRef reason_text{};  ///< the reason as a text key ("bench.skip.*"); empty: English only
 
-  static Availability Yes() { return {true, "", ""}; }
+  static Availability Yes() { return {true, "", "", {}}; }
   static Availability No(std::string reason, std::string hint = {}) {
-    return {false, std::move(reason), std::move(hint)};
+    return {false, std::move(reason), std::move(hint), {}};
+  }
+  /// No, with the reason's text key and arguments for views in other languages.
+  static Availability NoKeyed(std::string reason, std::string key, core::MessageArgs args = {}) {
+    return {false, std::move(reason), {}, {std::move(key), std::move(args)}};
   }
 };
 

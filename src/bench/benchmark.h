@@ -91,7 +91,8 @@ struct EarlierResult {
 
 struct Prediction {
   std::optional<double> value;  ///< in the metric's unit; empty when the model cannot say
-  std::string basis;            ///< the formula or reason, one line
+  std::string basis;            ///< the formula or reason, one line (English)
+  core::TextRef basis_text{};   ///< the same as a text key (texts "bench.basis.*"); empty: English only
   /// The value is a comparison point measured in this run (an OpenMP region, a library
   /// called directly), not the model: beating it is a result, not a model error.
   bool anchor = false;

@@ -11,7 +11,8 @@ namespace gpuprobe::bench {
 core::Result<std::vector<const Benchmark*>> SelectForRequest(const BenchmarkRegistry& registry,
                                                             const PipelineRequest& request) {
   if (request.backend != "all" && request.backend != "cpu" && request.backend != "cuda") {
-    return core::Status::InvalidArgument("--backend must be cpu, cuda or all, got '" + request.backend + "'");
+    return core::Status::InvalidArgument("--backend must be cpu, cuda or all, got '" + request.backend + "'")
+        .WithKeys("error.bench.backend", {{"backend", request.backend}});
   }
   if (!request.skip_unknown_ids) return registry.Select(request.patterns);
   std::vector<std::string> present;

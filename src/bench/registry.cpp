@@ -75,7 +75,10 @@ core::Result<std::vector<const Benchmark*>> BenchmarkRegistry::Select(const std:
       auto near = core::ClosestMatches(pattern, names);
       std::string message = fmt::format("no benchmark or group named '{}'", pattern);
       if (!near.empty()) message += fmt::format("; did you mean '{}'?", near.front());
-      return core::Status::InvalidArgument(message, "run 'gpuprobe bench --list' for every id");
+      core::Status status = core::Status::InvalidArgument(message, "run 'gpuprobe bench --list' for every id");
+      return near.empty() ? status.WithKeys("error.unknown.benchmark", {{"name", pattern}}, "error.unknown.benchmark.hint")
+                          : status.WithKeys("error.unknown.benchmark.near", {{"name", pattern}, {"near", near.front()}},
+                                            "error.unknown.benchmark.hint");
     }
   }
   // Keep registration order whatever order the patterns came in.

@@ -21,6 +21,7 @@ struct BenchResult {
   double value = 0;                    ///< in MetricUnit(metric)
   std::optional<double> predicted;     ///< same unit
   std::string prediction_basis;
+  core::TextRef prediction_basis_text{};  ///< the basis as a text key (live runs; not saved in JSON)
   bool prediction_is_anchor = false;   ///< predicted by a comparison point measured in this run
   /// measured / predicted for rates; predicted / measured for latency (1 = as predicted).
   std::optional<double> efficiency;
@@ -34,6 +35,7 @@ struct BenchResult {
   bool throttled = false;              ///< the device was power- or thermal-limited right after the case
   bool skipped = false;
   std::string skip_reason;
+  core::TextRef skip_reason_text{};    ///< the reason as a text key (live runs; not saved in JSON)
   std::string error;                   ///< set when the case failed to run
   bool ok() const { return !skipped && error.empty(); }
 };

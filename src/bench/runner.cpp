@@ -89,6 +89,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
     if (!available.available) {
       r.skipped = true;
       r.skip_reason = available.reason;
+      r.skip_reason_text = available.reason_text;
       results->push_back(r);
       continue;
     }
@@ -96,6 +97,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
     Prediction prediction = benchmark.Predict(prediction_context, c);
     r.predicted = prediction.value;
     r.prediction_basis = prediction.basis;
+    r.prediction_basis_text = prediction.basis_text;
     r.prediction_is_anchor = prediction.anchor;
 
     auto instance = benchmark.Prepare(context, c);
@@ -133,6 +135,7 @@ void RunBenchmark(const Benchmark& benchmark, BackendContext& context, const mod
       if (again.value) {
         r.predicted = again.value;
         r.prediction_basis = again.basis;
+        r.prediction_basis_text = again.basis_text;
       }
     }
     r.value = MetricValue(r.metric, r.work, r.stats.median);

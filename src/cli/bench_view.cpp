@@ -7,7 +7,9 @@
 
 #include "cli/command.h"
 #include "core/units.h"
+#include "report/case_label.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
@@ -29,6 +31,11 @@ std::string Percent(std::optional<double> fraction) {
   return fraction ? fmt::format("{:.0f}%", *fraction * 100) : "-";
 }
 
+// An English sentence, or its text when the run recorded a key (live runs do; saved files not).
+std::string Sentence(const std::string& english, const core::TextRef& text, const report::Texts& t) {
+  return text.empty() ? english : report::FormatWithArgs(t, text.key, text.args);
+}
+
 }  // namespace
 
 std::string FormatMetricValue(Metric metric, double value) {
@@ -45,7 +52,7 @@ std::string FormatMetricValue(Metric metric, double value) {
 }
 
 std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, const report::Texts& t, double clock_hz) {
-  if (r.skipped) return Tr(t, "bench.skipped", fmt::arg("reason", r.skip_reason));
+  if (r.skipped) return Tr(t, "bench.skipped", fmt::arg("reason", Sentence(r.skip_reason, r.skip_reason_text, t)));
   if (!r.error.empty()) return Tr(t, "bench.failed", fmt::arg("error", r.error));
   if (!r.verified) return Tr(t, "bench.wrong", fmt::arg("detail", r.verification_detail));
   std::string key = "takeaway." + r.id;
@@ -85,7 +92,8 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
     }
     if (first && last && first != last && first->value > 0 && last->value > 0) {
       double span = r.metric == Metric::kLatency ? last->value / first->value : first->value / last->value;
-      return Tr(t, key + ".summary", fmt::arg("small", first->case_label), fmt::arg("large", last->case_label),
+      return Tr(t, key + ".summary", fmt::arg("small", report::CaseLabelText(first->case_label, t)),
+                fmt::arg("large", report::CaseLabelText(last->case_label, t)),
                 fmt::arg("small_value", FormatMetricValue(r.metric, first->value)),
                 fmt::arg("large_value", FormatMetricValue(r.metric, last->value)), fmt::arg("ratio", fmt::format("{:.0f}", span)));
     }
@@ -93,7 +101,7 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
   return Tr(t, key, fmt::arg("value", FormatMetricValue(r.metric, r.value)),
             fmt::arg("predicted", r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-"),
             fmt::arg("efficiency", Percent(r.efficiency)), fmt::arg("ratio", fmt::format("{:.1f}", ratio)),
-            fmt::arg("case", r.case_label));
+            fmt::arg("case", report::CaseLabelText(r.case_label, t)));
 }
 
 json BenchToJson(const bench::BenchDocument& document, const report::Texts& t) {
@@ -123,11 +131,13 @@ std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
                                              fmt::arg("threads", cpu.logical_cpus), fmt::arg("sockets", cpu.sockets),
                                              fmt::arg("numa", cpu.numa_nodes))});
   table.AddRow({t.Get("bench.cpu.caches"),
-                fmt::format("L1d {} / L2 {} per core, L3 {} ({} in all)", core::FormatBytesBinary(static_cast<double>(cpu.l1d_bytes)),
-                            core::FormatBytesBinary(static_cast<double>(cpu.l2_bytes)), core::FormatBytesBinary(static_cast<double>(cpu.l3_bytes)),
-                            core::FormatBytesBinary(static_cast<double>(cpu.l3_total_bytes)))});
-  table.AddRow({t.Get("bench.cpu.simd"), fmt::format("{}: {} x {}-bit FMA per core ({})", pipes.isa, pipes.fma_pipes,
-                                                     pipes.width_bits, pipes.basis)});
+                Tr(t, "bench.cpu.caches_value", fmt::arg("l1", core::FormatBytesBinary(static_cast<double>(cpu.l1d_bytes))),
+                   fmt::arg("l2", core::FormatBytesBinary(static_cast<double>(cpu.l2_bytes))),
+                   fmt::arg("l3", core::FormatBytesBinary(static_cast<double>(cpu.l3_bytes))),
+                   fmt::arg("l3_total", core::FormatBytesBinary(static_cast<double>(cpu.l3_total_bytes))))});
+  table.AddRow({t.Get("bench.cpu.simd"), Tr(t, "bench.cpu.simd_value", fmt::arg("isa", pipes.isa), fmt::arg("pipes", pipes.fma_pipes),
+                                            fmt::arg("width", pipes.width_bits),
+                                            fmt::arg("rule", pipes.rule.empty() ? pipes.basis : t.Get("bench.fma_rule." + pipes.rule)))});
   table.AddRow({t.Get("bench.cpu.clock"),
                 Tr(t, "bench.cpu.clock_value",
                    fmt::arg("max", cpu.max_clock_hz > 0 ? fmt::format("{:.0f} MHz", cpu.max_clock_hz / 1e6) : t.Get("common.unknown")),
@@ -143,9 +153,11 @@ std::string RenderCpuFacts(const model::CpuSpec& cpu, const report::Texts& t) {
                                                                                            : "bench.cpu.clock_basis.spec")));
     table.AddRow({Tr(t, "bench.cpu.peak", fmt::arg("dtype", dtype)), value});
   }
+  std::string dram_basis = Sentence(cpu.dram_basis, cpu.dram_basis_text, t);
   table.AddRow({t.Get("bench.cpu.dram"), cpu.dram_bandwidth_bytes_per_s
-                                             ? fmt::format("{} ({})", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s), cpu.dram_basis)
-                                             : cpu.dram_basis});
+                                             ? Tr(t, "bench.cpu.dram_value", fmt::arg("bandwidth", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s)),
+                                                  fmt::arg("basis", dram_basis))
+                                             : dram_basis});
   return table.Render(2);
 }
 
@@ -160,7 +172,15 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
     if (std::find(claims.begin(), claims.end(), r.claim) == claims.end()) claims.push_back(r.claim);
   }
   for (const auto& claim : claims) {
-    out += "== " + claim + "\n";
+    // The heading in the reader's language: the claim text of the group's first benchmark.
+    std::string heading = claim;
+    for (const auto& r : report.results) {
+      if (r.claim == claim && t.Has("bench.claim." + r.id)) {
+        heading = t.Get("bench.claim." + r.id);
+        break;
+      }
+    }
+    out += "== " + heading + "\n";
     report::TextTable table({t.Get("bench.col.benchmark"), t.Get("bench.col.case"), t.Get("bench.col.backend"),
                              t.Get("bench.col.measured"), t.Get("bench.col.predicted"), t.Get("bench.col.efficiency"),
                              t.Get("bench.col.check")});
@@ -181,10 +201,11 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
       if (flag != bench::EfficiencyFlag::kNone) {
         efficiency += " (" + t.Get(std::string("bench.flag.") + bench::EfficiencyFlagName(flag)) + ")";
         flagged.push_back(Tr(t, std::string("bench.flag.line.") + bench::EfficiencyFlagName(flag), fmt::arg("id", r.id),
-                             fmt::arg("case", r.case_label), fmt::arg("efficiency", efficiency.substr(0, efficiency.find(' '))),
-                             fmt::arg("basis", r.prediction_basis)));
+                             fmt::arg("case", report::CaseLabelText(r.case_label, t)),
+                             fmt::arg("efficiency", efficiency.substr(0, efficiency.find(' '))),
+                             fmt::arg("basis", Sentence(r.prediction_basis, r.prediction_basis_text, t))));
       }
-      table.AddRow({r.id, r.case_label, r.backend, r.ok() ? FormatMetricValue(r.metric, r.value) : "-",
+      table.AddRow({r.id, report::CaseLabelText(r.case_label, t), r.backend, r.ok() ? FormatMetricValue(r.metric, r.value) : "-",
                     r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-", efficiency, check});
     }
     // One takeaway per benchmark: its first case, or its last for the thread-scaling one.

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "bench/run_plan.h"
@@ -16,12 +17,16 @@
 #include "cli/command.h"
 #include "core/units.h"
 #include "history/history_store.h"
+#include "report/case_label.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
 #include "report/table.h"
+#include "summary/gpu_absence.h"
 
 namespace gpuprobe::cli {
 namespace {
 
+// CLI11 is given this English footer; `--help` prints "help.bench.footer" from the catalogue.
 constexpr const char* kFooter = R"(Selection: ids (memory.triad), groups (memory) or id prefixes (matmul.open); default all.
 
 Examples:
@@ -60,11 +65,11 @@ core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& regis
     ctx.out << report::RenderJson(doc);
     return core::ExitCode::kOk;
   }
-  report::TextTable table({"id", ctx.texts.Get("bench.list.backends"), ctx.texts.Get("bench.list.description")});
+  report::TextTable table({ctx.texts.Get("bench.list.id"), ctx.texts.Get("bench.list.backends"), ctx.texts.Get("bench.list.description")});
   for (const auto& b : registry.all()) {
     std::string list;
     for (const auto& name : b->Info().backends) list += (list.empty() ? "" : ",") + name;
-    table.AddRow({b->Info().id, list, b->Info().description});
+    table.AddRow({b->Info().id, list, ctx.texts.Get("bench.description." + b->Info().id)});
   }
   ctx.out << table.Render();
   return core::ExitCode::kOk;
@@ -72,12 +77,14 @@ core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& regis
 
 // Flags to a pipeline request; every check that needs no measurement happens here, so a
 // mistake costs a second, not a run.
+core::Status FlagError(const char* english, const char* key) { return core::Status::InvalidArgument(english).WithKeys(key, {}); }
+
 core::Result<bench::PipelineRequest> RequestFrom(const BenchOptions& o) {
-  if (o.full && o.quick) return core::Status::InvalidArgument("--quick and --full exclude each other");
-  if (o.threads < 0 || o.threads > 4096) return core::Status::InvalidArgument("--threads must be between 1 and 4096");
+  if (o.full && o.quick) return FlagError("--quick and --full exclude each other", "bench.error.quick_full");
+  if (o.threads < 0 || o.threads > 4096) return FlagError("--threads must be between 1 and 4096", "bench.error.threads");
   // Written so that NaN fails too.
-  if (!(o.seconds >= 0 && o.seconds <= 3600)) return core::Status::InvalidArgument("--seconds must be between 0 and 3600");
-  if (!o.db.empty() && !o.save) return core::Status::InvalidArgument("--db goes with --save");
+  if (!(o.seconds >= 0 && o.seconds <= 3600)) return FlagError("--seconds must be between 0 and 3600", "bench.error.seconds");
+  if (!o.db.empty() && !o.save) return FlagError("--db goes with --save", "bench.error.db_without_save");
   bench::PipelineRequest request;
   request.patterns = o.patterns;
   request.backend = o.backend;
@@ -92,27 +99,36 @@ core::Result<bench::PipelineRequest> RequestFrom(const BenchOptions& o) {
   if (!o.size.empty()) {
     auto bytes = core::ParseBytes(o.size);
     if (!bytes.ok()) return bytes.status().WithContext("--size");
-    if (*bytes <= 0) return core::Status::InvalidArgument("--size must be positive");
-    if (*bytes > 1e13) return core::Status::InvalidArgument("--size is absurd: more than 10 TB");
+    if (*bytes <= 0) return FlagError("--size must be positive", "bench.error.size_positive");
+    if (*bytes > 1e13) return FlagError("--size is absurd: more than 10 TB", "bench.error.size_absurd");
     request.settings.size_override = static_cast<std::uint64_t>(*bytes);
   }
   return request;
 }
 
-std::function<void(const bench::CaseProgress&)> ProgressPrinter() {
+std::function<void(const bench::CaseProgress&)> ProgressPrinter(const report::Texts& t) {
   bool terminal = isatty(STDERR_FILENO) != 0;
-  return [terminal](const bench::CaseProgress& p) {
+  return [terminal, &t](const bench::CaseProgress& p) {
+    std::string label = report::CaseLabelText(p.case_label, t);
     if (terminal) {
       int width = 30;
       int filled = p.total > 0 ? p.index * width / p.total : 0;
       std::fprintf(stderr, "\r[%s%s] %d/%d %-40.40s", std::string(static_cast<size_t>(filled), '#').c_str(),
                    std::string(static_cast<size_t>(width - filled), ' ').c_str(), p.index, p.total,
-                   (p.id + " " + p.backend + " " + p.case_label).c_str());
+                   (p.id + " " + p.backend + " " + label).c_str());
     } else {
-      std::fprintf(stderr, "bench: %d/%d %s (%s, %s)\n", p.index, p.total, p.id.c_str(), p.backend.c_str(), p.case_label.c_str());
+      std::string line = Tr(t, "live.progress.bench", fmt::arg("index", p.index), fmt::arg("total", p.total), fmt::arg("id", p.id),
+                            fmt::arg("backend", p.backend), fmt::arg("case", label));
+      std::fprintf(stderr, "%s\n", line.c_str());
     }
     std::fflush(stderr);
   };
+}
+
+// Why there is no GPU here, in the reader's language (summary/gpu_absence.h).
+std::string GpuAbsenceText(const report::Texts& t, const std::string& english) {
+  std::string id = summary::GpuAbsenceId(bench::QueryCudaDevices().status());
+  return Tr(t, summary::GpuAbsenceReasonKey(id), fmt::arg("detail", english));
 }
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
@@ -123,6 +139,16 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
 
   auto request = RequestFrom(o);
   if (!request.ok()) return request.status();
+  // Asked for the GPU alone where there is none: exit 3 saying why, in the reader's words.
+  if (o.backend == "cuda") {
+    auto devices = bench::QueryCudaDevices();
+    if (!devices.ok() || devices->empty()) {
+      std::string id = summary::GpuAbsenceId(devices.status());
+      return core::Status::Unavailable("no GPU to benchmark: " + devices.status().message(), devices.status().hint())
+          .WithKeys("bench.error.no_gpu", {{"reason_key", summary::GpuAbsenceReasonKey(id)}, {"detail", devices.status().message()}},
+                    summary::GpuAbsenceHintKey(id));
+    }
+  }
   auto selection = bench::SelectForRequest(registry, *request);
   if (!selection.ok()) return selection.status();
   // Open the history before measuring: a bad --db fails in a second, not after the run.
@@ -134,21 +160,27 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   }
 
   std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
-  auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter());
+  auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter(ctx.texts));
   if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%80s\r", "");
   if (!report.ok()) return report.status();
   // A selection that cannot run here (GPU benchmarks on a machine without a GPU) is exit 3
   // with what is missing, not "0 of 0 verified" and exit 0.
   bool any_ran = false;
   std::string skip_reason = report->gpu_absent_reason;
+  std::string skip_text = skip_reason.empty() ? std::string() : GpuAbsenceText(ctx.texts, skip_reason);
   for (const auto& r : report->results) {
     if (!r.skipped) any_ran = true;
-    if (r.skipped && skip_reason.empty()) skip_reason = r.skip_reason;
+    if (r.skipped && skip_reason.empty()) {
+      skip_reason = r.skip_reason;
+      skip_text = r.skip_reason_text.empty() ? r.skip_reason : report::FormatWithArgs(ctx.texts, r.skip_reason_text.key, r.skip_reason_text.args);
+    }
   }
   if (!any_ran) {
-    return core::Status::Unavailable(
-        Tr(ctx.texts, "bench.none_ran", fmt::arg("reason", skip_reason.empty() ? ctx.texts.Get("common.unknown") : skip_reason)),
-        "gpuprobe bench --list");
+    return core::Status::Unavailable("Nothing could run here: every selected case was skipped (" +
+                                         (skip_reason.empty() ? std::string("unknown") : skip_reason) + ").",
+                                     "gpuprobe bench --list")
+        .WithKeys("bench.none_ran", {{"reason", skip_text.empty() ? ctx.texts.Get("common.unknown") : skip_text}},
+                  "bench.none_ran.hint");
   }
 
   nlohmann::json document = BenchToJson(*report, ctx.texts);
@@ -157,7 +189,9 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   } else if (o.csv) {
     ctx.out << BenchToCsv(*report);
   } else {
-    ctx.out << RenderBench(*report, ctx.texts);
+    bench::BenchDocument shown = *report;  // the reason in the reader's words; JSON and history keep the English
+    if (!shown.gpu_absent_reason.empty()) shown.gpu_absent_reason = GpuAbsenceText(ctx.texts, shown.gpu_absent_reason);
+    ctx.out << RenderBench(shown, ctx.texts);
   }
   bool problems = false;
   for (const auto& r : report->results) {

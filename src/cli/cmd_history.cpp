@@ -12,12 +12,14 @@
 #include "core/units.h"
 #include "history/compare.h"
 #include "history/history_store.h"
+#include "report/case_label.h"
 #include "report/json_document.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
 
+// CLI11 is given this English footer; `--help` prints "help.history.footer" from the catalogue.
 constexpr const char* kFooter = R"(Examples:
   gpuprobe bench --save                       record a run (machine, versions, every result)
   gpuprobe history                            the saved runs
@@ -47,7 +49,8 @@ core::Result<long long> RunId(const std::string& text) {
   long long id = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size() || id <= 0) {
-    return core::Status::InvalidArgument(fmt::format("'{}' is not a run id (a positive number from 'gpuprobe history')", text));
+    return core::Status::InvalidArgument(fmt::format("'{}' is not a run id (a positive number from 'gpuprobe history')", text))
+        .WithKeys("history.error.run_id", {{"text", text}});
   }
   return id;
 }
@@ -71,11 +74,15 @@ core::Result<core::ExitCode> List(VerbContext& ctx, const history::HistoryStore&
     ctx.out << Tr(ctx.texts, "history.empty") << "\n";
     return core::ExitCode::kOk;
   }
-  report::TextTable table({"run", "recorded (UTC)", "host", "mode", "results", "CPU / GPUs"});
+  const report::Texts& t = ctx.texts;
+  report::TextTable table({t.Get("history.col.run"), t.Get("history.col.recorded"), t.Get("history.col.host"), t.Get("history.col.mode"),
+                           t.Get("history.col.results"), t.Get("history.col.machine")});
   table.SetAlign(0, report::Align::kRight);
   table.SetAlign(4, report::Align::kRight);
   for (const auto& r : *runs) {
-    table.AddRow({std::to_string(r.id), r.recorded_at, r.host, r.mode, std::to_string(r.results), r.cpu + (r.gpus.empty() ? "" : "; " + r.gpus)});
+    std::string mode_key = "history.mode." + r.mode;
+    table.AddRow({std::to_string(r.id), r.recorded_at, r.host, t.Has(mode_key) ? t.Get(mode_key) : r.mode, std::to_string(r.results),
+                  r.cpu + (r.gpus.empty() ? "" : "; " + r.gpus)});
   }
   ctx.out << table.Render(2) << "\n" << Tr(ctx.texts, "history.next") << "\n";
   return core::ExitCode::kOk;
@@ -83,7 +90,9 @@ core::Result<core::ExitCode> List(VerbContext& ctx, const history::HistoryStore&
 
 core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistoryStore& store, const HistoryOptions& o) {
   long long before_id = 0, after_id = 0;
-  if (o.words.size() > 3) return core::Status::InvalidArgument("compare takes at most two run ids");
+  if (o.words.size() > 3) {
+    return core::Status::InvalidArgument("compare takes at most two run ids").WithKeys("history.error.too_many_ids", {});
+  }
   if (o.words.size() == 3) {
     GPUPROBE_ASSIGN_OR_RETURN(before_id, RunId(o.words[1]));
     GPUPROBE_ASSIGN_OR_RETURN(after_id, RunId(o.words[2]));
@@ -92,12 +101,16 @@ core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistorySto
     if (!runs.ok()) return runs.status();
     if (o.words.size() == 2) {
       GPUPROBE_ASSIGN_OR_RETURN(before_id, RunId(o.words[1]));
-      if (runs->empty()) return core::Status::InvalidArgument("the history is empty", "save a run first: gpuprobe bench --save");
+      if (runs->empty()) {
+        return core::Status::InvalidArgument("the history is empty", "save a run first: gpuprobe bench --save")
+            .WithKeys("history.error.empty", {}, "history.error.save_first_hint");
+      }
       after_id = runs->back().id;
     } else {
       if (runs->size() < 2) {
         return core::Status::InvalidArgument(fmt::format("compare needs two runs; the history has {}", runs->size()),
-                                             "save another: gpuprobe bench --save");
+                                             "save another: gpuprobe bench --save")
+            .WithKeys("history.error.needs_two", {{"count", std::to_string(runs->size())}}, "history.error.save_another_hint");
       }
       before_id = (*runs)[runs->size() - 2].id;
       after_id = runs->back().id;
@@ -136,17 +149,22 @@ core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistorySto
               << "\n";
     }
     ctx.out << "\n";
-    report::TextTable table({"benchmark", "backend", "case", "before", "after", "change", "verdict"});
+    const report::Texts& t = ctx.texts;
+    report::TextTable table({t.Get("history.col.benchmark"), t.Get("history.col.backend"), t.Get("history.col.case"),
+                             t.Get("history.col.before"), t.Get("history.col.after"), t.Get("history.col.change"),
+                             t.Get("history.col.verdict")});
     for (size_t c : {3, 4, 5}) table.SetAlign(c, report::Align::kRight);
     int counts[4] = {0, 0, 0, 0};
     int threads_differ = 0;
     for (const auto& c : cmp.changes) {
       bench::Metric metric = MetricFromName(c.metric);
       double percent = (c.speedup - 1) * 100;
-      table.AddRow({c.id, c.backend, c.case_label, FormatMetricValue(metric, c.before), FormatMetricValue(metric, c.after),
-                    fmt::format("{:+.1f}%", percent),
-                    std::string(history::VerdictName(c.verdict)) +
-                        (c.threads_differ ? fmt::format(" ({}->{} threads)", c.threads_before, c.threads_after) : "")});
+      std::string verdict = t.Get(std::string("history.verdict.") + history::VerdictName(c.verdict));
+      if (c.threads_differ) {
+        verdict += " " + Tr(t, "history.threads_changed", fmt::arg("before", c.threads_before), fmt::arg("after", c.threads_after));
+      }
+      table.AddRow({c.id, c.backend, report::CaseLabelText(c.case_label, t), FormatMetricValue(metric, c.before),
+                    FormatMetricValue(metric, c.after), fmt::format("{:+.1f}%", percent), verdict});
       ++counts[static_cast<int>(c.verdict)];
       if (c.threads_differ) ++threads_differ;
     }
@@ -171,13 +189,19 @@ core::Result<core::ExitCode> Compare(VerbContext& ctx, const history::HistorySto
 core::Result<core::ExitCode> RunHistory(VerbContext& ctx, const HistoryOptions& o) {
   std::string action = o.words.empty() ? "list" : o.words.front();
   if (action != "list" && action != "compare") {
-    return core::Status::InvalidArgument(fmt::format("unknown action '{}': use 'gpuprobe history' or 'gpuprobe history compare [A B]'", action));
+    return core::Status::InvalidArgument(fmt::format("unknown action '{}': use 'gpuprobe history' or 'gpuprobe history compare [A B]'", action))
+        .WithKeys("history.error.unknown_action", {{"action", action}});
   }
-  if (action == "list" && o.words.size() > 1) return core::Status::InvalidArgument("'history list' takes no arguments");
+  if (action == "list" && o.words.size() > 1) {
+    return core::Status::InvalidArgument("'history list' takes no arguments").WithKeys("history.error.list_arguments", {});
+  }
   if (o.fail_on_regression != -1 && (o.fail_on_regression < 0 || o.fail_on_regression > 1000)) {
-    return core::Status::InvalidArgument("--fail-on-regression takes a percentage between 0 and 1000");
+    return core::Status::InvalidArgument("--fail-on-regression takes a percentage between 0 and 1000")
+        .WithKeys("history.error.gate_range", {});
   }
-  if (o.fail_on_regression >= 0 && action != "compare") return core::Status::InvalidArgument("--fail-on-regression goes with 'compare'");
+  if (o.fail_on_regression >= 0 && action != "compare") {
+    return core::Status::InvalidArgument("--fail-on-regression goes with 'compare'").WithKeys("history.error.gate_without_compare", {});
+  }
   std::string path = o.db.empty() ? history::DefaultHistoryPath() : o.db;
   std::error_code ec;
   if (action == "list" && o.db.empty() && !std::filesystem::exists(path, ec)) {

@@ -42,7 +42,7 @@ struct ReportOptions {
 };
 
 core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o) {
-  if (o.output.empty()) return core::Status::InvalidArgument("-o needs a file name");
+  if (o.output.empty()) return core::Status::InvalidArgument("-o needs a file name").WithKeys("report.error.output_name", {});
   ReportSources sources;
   if (!o.from.empty()) {
     auto loaded = summary::LoadReportSources(o.from);

@@ -19,7 +19,9 @@
 #include "model/cpu_identity.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
 #include "report/table.h"
+#include "summary/gpu_absence.h"
 #include "summary/live_state.h"
 #include "summary/machine_summary.h"
 #include "summary/report_builder.h"
@@ -44,6 +46,7 @@ using summary::SideBySideRows;
 using summary::Summarize;
 using summary::Verdict;
 
+// CLI11 is given this English footer; `--help` prints "help.tour.footer" from the catalogue.
 constexpr const char* kFooter = R"(Examples:
   gpuprobe                 the tour (same as 'gpuprobe tour'): about 20 s, writes gpuprobe-report.html
   gpuprobe --no-bench      identity, state and doctor only (about a second)
@@ -90,8 +93,12 @@ std::string RenderCpu(const model::CpuIdentity& cpu, const report::Texts& t) {
 std::string RenderGpus(const json& gpu, const report::Texts& t) {
   std::string out = t.Get("tour.gpu") + "\n";
   if (!gpu.value("available", false)) {
-    out += "  " + gpu.value("reason", std::string("no GPU found")) + "\n";
-    std::string hint = gpu.value("hint", "");
+    // The reason by its id (summary/gpu_absence.h), read from the document's facts when an
+    // older file has no id.
+    std::string id = summary::GpuAbsenceIdOf(gpu);
+    std::string reason = Tr(t, summary::GpuAbsenceReasonKey(id), fmt::arg("detail", gpu.value("reason", t.Get("tour.gpu.none_found"))));
+    std::string hint = t.Get(summary::GpuAbsenceHintKey(id));
+    out += "  " + reason + "\n";
     if (!hint.empty()) out += "  " + Tr(t, "common.hint", fmt::arg("hint", hint)) + "\n";
     out += "  " + t.Get("tour.gpu.cpu_only") + "\n";
     return out;
@@ -140,12 +147,17 @@ std::string RenderProblems(const ReportSources& src, const std::vector<Problem>&
   if (src.inspect.is_null()) out += "  " + t.Get("tour.problems.no_live_state") + "\n";
   if (problems.empty()) return out + "  " + t.Get("tour.problems.none") + "\n";
   for (const auto& p : problems) {
-    out += fmt::format("  [{}] {}: {}\n", p.severity, p.title, p.evidence);
+    std::string severity = "common.severity." + p.severity;
+    out += "  " + Tr(t, "tour.problems.line", fmt::arg("severity", t.Has(severity) ? t.Get(severity) : p.severity),
+                     fmt::arg("title", p.title), fmt::arg("evidence", p.evidence)) + "\n";
     if (!p.fix.empty()) out += "       -> " + p.fix + "\n";
   }
   return out;
 }
 
+// The next commands: {command, what it answers}. The command's placeholders ({error}, {file})
+// are words the user replaces, so they come from the texts too ("tour.next.placeholder.*");
+// the JSON lists the English form.
 const std::vector<std::pair<std::string, std::string>>& NextCommands() {
   static const std::vector<std::pair<std::string, std::string>> next = {
       {"gpuprobe bench", "tour.next.bench"},
@@ -154,15 +166,22 @@ const std::vector<std::pair<std::string, std::string>>& NextCommands() {
       {"gpuprobe advise --profile matmul", "tour.next.advise"},
       {"gpuprobe inspect --watch", "tour.next.inspect"},
       {"gpuprobe doctor", "tour.next.doctor"},
-      {"gpuprobe explain \"ERROR TEXT\"", "tour.next.explain"},
-      {"gpuprobe report -o FILE.html", "tour.next.report"},
+      {"gpuprobe explain \"{error}\"", "tour.next.explain"},
+      {"gpuprobe report -o {file}.html", "tour.next.report"},
   };
   return next;
 }
 
+std::string NextCommand(const std::string& pattern, const report::Texts& t) {
+  return fmt::format(fmt::runtime(pattern), fmt::arg("error", t.Get("tour.next.placeholder.error")),
+                     fmt::arg("file", t.Get("tour.next.placeholder.file")));
+}
+
 core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   const auto& t = ctx.texts;
-  if (!o.no_report && o.report_path.empty()) return core::Status::InvalidArgument("--report needs a file name");
+  if (!o.no_report && o.report_path.empty()) {
+    return core::Status::InvalidArgument("--report needs a file name").WithKeys("tour.error.report_name", {});
+  }
   model::CpuIdentity cpu = ReadCpuIdentity();
   bool terminal = isatty(STDERR_FILENO) != 0;
   LiveRunOptions live;
@@ -193,7 +212,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
       written = o.report_path;
       report_line = Tr(t, "tour.report.written", fmt::arg("path", o.report_path));
     } else {
-      report_line = Tr(t, "tour.report.failed", fmt::arg("error", status.message()));
+      report_line = Tr(t, "tour.report.failed", fmt::arg("error", report::StatusMessage(status, t)));
     }
   }
 
@@ -210,7 +229,9 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     for (const auto& p : problems) doc["problems"].push_back({{"severity", p.severity}, {"title", p.title}, {"evidence", p.evidence}, {"fix", p.fix}});
     doc["verdict"] = verdict;
     doc["next"] = json::array();
-    for (const auto& [command, key] : NextCommands()) doc["next"].push_back(command);
+    for (const auto& [command, key] : NextCommands()) {
+      doc["next"].push_back(fmt::format(fmt::runtime(command), fmt::arg("error", "ERROR TEXT"), fmt::arg("file", "FILE")));
+    }
     doc["report_path"] = written.empty() ? json(nullptr) : json(written);
     doc["seconds"] = seconds;
     ctx.out << report::RenderJson(doc);
@@ -233,7 +254,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   for (const auto& line : verdict) out += "  " + line + "\n";
   out += "\n" + t.Get("tour.next") + "\n";
   report::TextTable next;
-  for (const auto& [command, key] : NextCommands()) next.AddRow({command, t.Get(key)});
+  for (const auto& [command, key] : NextCommands()) next.AddRow({NextCommand(command, t), t.Get(key)});
   out += next.Render(2);
   if (!report_line.empty()) out += "\n" + report_line + "\n";
   ctx.out << out;

@@ -39,7 +39,7 @@ using VerbRunner = std::function<core::Result<core::ExitCode>(VerbContext&)>;
 
 struct VerbDefinition {
   const char* name;      ///< "gpus"
-  const char* summary;   ///< one line for `gpuprobe --help` (English; zh in texts "verb.<name>")
+  const char* summary;   ///< given to CLI11; `--help` shows texts "help.<name>.summary" (cli/help_formatter.h)
   /// Adds the verb's flags and examples to `command`; returns the runner to call after parsing.
   VerbRunner (*setup)(CLI::App* command);
 };

@@ -1,53 +1,64 @@
 #include <algorithm>
-#include <vector>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_app.h"
 #include "cli/command.h"
+#include "cli/help_formatter.h"
+#include "cli/parse_errors.h"
 #include "core/spelling.h"
 #include "core/version.h"
+#include "report/status_text.h"
 
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kMainFooter = R"(Examples:
-  gpuprobe                          what is this machine and is it OK? identity, state, a side-by-side bench, a verdict
-  gpuprobe gpus                     every GPU in the spec database, one line each
-  gpuprobe gpus show h200           one GPU's figures, each explained and checked
-  gpuprobe gpus compare a100-80gb h100 h200
-  gpuprobe plan --params 8B --gpu h200
-  gpuprobe plan --model config.json --mode qlora --seq 2048 --json
-  gpuprobe bench                    measure memory, compute, caches, matmul on this machine
-  gpuprobe advise --profile matmul --size 2048
-  gpuprobe inspect                  every GPU now: each number's meaning, then what looks wrong
-  gpuprobe doctor                   driver, devices, containers, toolkits, frameworks: what is broken and the fix
-  gpuprobe explain "CUDA error: an illegal memory access was encountered"
-  gpuprobe report -o node17.html     the machine, charts and findings in one HTML file
-  gpuprobe bench --save && gpuprobe history compare    what got faster or slower since last time
-  gpuprobe serve                    /metrics for Prometheus on 127.0.0.1:9400
+// The English strings below are what CLI11 is given; what users read comes from the
+// catalogue (data/texts/<lang>/help.json) through the HelpFormatter.
+constexpr const char* kMainDescription =
+    "gpuprobe: predict, measure, compare and explain GPU performance, in a backend engineer's terms.";
 
-Exit status: 0 ok, 1 problems found, 2 bad usage or input, 3 not on this machine.
-Every verb takes --json (machine-readable, SI units, a versioned "schema") and --lang en|zh.)";
-
-void PrintError(std::ostream& err, const core::Status& status) {
-  err << "gpuprobe: error: " << status.message() << "\n";
-  if (!status.hint().empty()) err << "  hint: " << status.hint() << "\n";
+void PrintError(std::ostream& err, const core::Status& status, const report::Texts& texts) {
+  err << texts.Get("error.prefix") << report::StatusMessage(status, texts) << "\n";
+  std::string hint = report::StatusHint(status, texts);
+  if (!hint.empty()) err << texts.Get("error.hint_prefix") << hint << "\n";
 }
 
-// The first argument that is neither an option nor an option's value.
-const char* FirstWord(int argc, char** argv) {
+// Whether `arg` ("--gpu") is an option of the main program or of the tour (which runs when no
+// verb is given) that takes a value in the next argument.
+bool TakesValue(const CliApp& cli, const std::string& arg) {
+  if (arg.find('=') != std::string::npos) return false;
+  for (const CLI::App* scope : std::initializer_list<const CLI::App*>{&cli.app, cli.runners.front().first}) {
+    const CLI::Option* option = scope->get_option_no_throw(arg);
+    if (option != nullptr) return option->get_type_size() != 0;
+  }
+  return false;
+}
+
+// The first argument that is neither an option nor an option's value: the verb, or a typo.
+const char* FirstWord(const CliApp& cli, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--lang") {
-      ++i;
+    if (!arg.empty() && arg[0] == '-') {
+      if (TakesValue(cli, arg)) ++i;
       continue;
     }
-    if (!arg.empty() && arg[0] == '-') continue;
     return argv[i];
   }
   return nullptr;
+}
+
+core::Status UnknownVerb(const std::string& word, const std::vector<std::string>& verbs) {
+  auto near = core::ClosestMatches(word, verbs);
+  std::string message = "unknown verb '" + word + "'";
+  if (!near.empty()) message += "; did you mean '" + near.front() + "'?";
+  core::Status status = core::Status::InvalidArgument(message, "run 'gpuprobe --help' for the list of verbs");
+  return near.empty() ? status.WithKeys("error.unknown.verb", {{"name", word}}, "error.unknown.verb.hint")
+                      : status.WithKeys("error.unknown.verb.near", {{"name", word}, {"near", near.front()}},
+                                        "error.unknown.verb.hint");
 }
 
 }  // namespace
@@ -78,25 +89,62 @@ core::ExitCode ExitCodeFor(const core::Status& status) {
   }
 }
 
-int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  GlobalOptions options;
-  CLI::App app{"gpuprobe: predict, measure, compare and explain GPU performance, in a backend engineer's terms.",
-               "gpuprobe"};
-  app.footer(kMainFooter);
+report::Language LanguageBeforeParsing(int argc, char** argv) {
+  report::Language language = report::LanguageFromEnvironment();
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    if (arg == "--lang" && i + 1 < argc) {
+      value = argv[i + 1];
+    } else if (arg.rfind("--lang=", 0) == 0) {
+      value = arg.substr(7);
+    } else {
+      continue;
+    }
+    auto parsed = report::ParseLanguage(value);
+    if (parsed.ok()) language = *parsed;
+  }
+  return language;
+}
+
+std::unique_ptr<CliApp> BuildCliApp(const report::Texts& texts) {
+  auto cli = std::make_unique<CliApp>();
+  CLI::App& app = cli->app;
+  app.name("gpuprobe");
+  app.description(kMainDescription);
   app.set_version_flag("--version", std::string("gpuprobe ") + core::kVersion);
-  app.add_flag("--json", options.json, "print one JSON document (SI units, versioned \"schema\") instead of text");
-  app.add_option("--lang", options.lang, "language of the text output: en or zh (default: from LANG/LC_ALL)")
+  app.add_flag("--json", cli->options.json, "print one JSON document (SI units, versioned \"schema\") instead of text");
+  app.add_option("--lang", cli->options.lang, "language of the text output: en or zh (default: from LANG/LC_ALL)")
       ->check(CLI::IsMember({"en", "zh"}));
   app.require_subcommand(0, 1);
   app.fallthrough(true);
-
-  std::vector<std::pair<CLI::App*, VerbRunner>> runners;
-  std::vector<std::string> verb_names;
   for (const auto& verb : Verbs()) {
     CLI::App* command = app.add_subcommand(verb.name, verb.summary);
     command->fallthrough(true);
-    runners.emplace_back(command, verb.setup(command));
-    verb_names.push_back(verb.name);
+    cli->runners.emplace_back(command, verb.setup(command));
+    cli->verb_names.push_back(verb.name);
+  }
+  InstallHelpFormatter(&app, texts);
+  return cli;
+}
+
+int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // The language first: --help and the parser's own errors are already in it.
+  auto texts = report::Texts::Load(LanguageBeforeParsing(argc, argv));
+  if (!texts.ok()) {
+    err << "gpuprobe: error: " << texts.status().message() << "\n";
+    return static_cast<int>(core::ExitCode::kBadInput);
+  }
+  std::unique_ptr<CliApp> cli = BuildCliApp(*texts);
+  CLI::App& app = cli->app;
+  const std::vector<std::string>& verb_names = cli->verb_names;
+
+  // An unknown verb gets "did you mean" before CLI11 reports a generic extra argument.
+  if (const char* word = FirstWord(*cli, argc, argv)) {
+    if (std::find(verb_names.begin(), verb_names.end(), word) == verb_names.end()) {
+      PrintError(err, UnknownVerb(word, verb_names), *texts);
+      return static_cast<int>(core::ExitCode::kBadInput);
+    }
   }
 
   // No verb but options first ("gpuprobe --no-report"): the options are the tour's, so run
@@ -115,18 +163,6 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   argc = static_cast<int>(args.size());
   argv = args.data();
 
-  // An unknown verb gets "did you mean" before CLI11 reports a generic extra argument.
-  if (const char* word = FirstWord(argc, argv)) {
-    if (std::find(verb_names.begin(), verb_names.end(), word) == verb_names.end()) {
-      auto near = core::ClosestMatches(word, verb_names);
-      std::string hint = "run 'gpuprobe --help' for the list of verbs";
-      std::string message = std::string("unknown verb '") + word + "'";
-      if (!near.empty()) message += "; did you mean '" + near.front() + "'?";
-      PrintError(err, core::Status::InvalidArgument(message, hint));
-      return static_cast<int>(core::ExitCode::kBadInput);
-    }
-  }
-
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -138,7 +174,7 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const CLI::ParseError& e) {
     std::string where = "gpuprobe";
     for (const auto* sub : app.get_subcommands()) where += std::string(" ") + sub->get_name();
-    PrintError(err, core::Status::InvalidArgument(e.what(), "run '" + where + " --help' for usage and examples"));
+    PrintError(err, StatusFromParseError(e, where), *texts);
     return static_cast<int>(core::ExitCode::kBadInput);
   }
 
@@ -151,24 +187,21 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (option->count() == 0 || option->get_type_size() == 0 || option->get_expected_min() == 0) continue;
       for (const auto& value : option->results()) {
         if (!value.empty()) continue;
-        PrintError(err, core::Status::InvalidArgument(option->get_name() + " needs a value, got an empty one",
-                                                      "run 'gpuprobe " + command->get_name() + " --help' for usage"));
+        const std::string where = command == &app ? "gpuprobe" : "gpuprobe " + command->get_name();
+        PrintError(err,
+                   core::Status::InvalidArgument(option->get_name() + " needs a value, got an empty one",
+                                                 "run '" + where + " --help' for usage and examples")
+                       .WithKeys("error.cli.needs_value", {{"option", option->get_name()}, {"command", where}},
+                                 "error.cli.hint"),
+                   *texts);
         return static_cast<int>(core::ExitCode::kBadInput);
       }
     }
   }
 
-  report::Language language = report::LanguageFromEnvironment();
-  if (!options.lang.empty()) language = *report::ParseLanguage(options.lang);
-  auto texts = report::Texts::Load(language);
-  if (!texts.ok()) {
-    PrintError(err, texts.status());
-    return static_cast<int>(core::ExitCode::kBadInput);
-  }
-  VerbContext context{options, *texts, out, err};
-
-  VerbRunner runner = runners.front().second;  // no verb: the tour
-  for (auto& [command, verb_runner] : runners) {
+  VerbContext context{cli->options, *texts, out, err};
+  VerbRunner runner = cli->runners.front().second;  // no verb: the tour
+  for (auto& [command, verb_runner] : cli->runners) {
     if (command->parsed()) runner = verb_runner;
   }
   core::Result<core::ExitCode> result = core::Status::Internal("verb did not run");
@@ -176,11 +209,12 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     result = runner(context);
   } catch (const std::exception& e) {
     // Library code returns Status; reaching this is a bug, reported rather than a crash.
-    result = core::Status::Internal(std::string("unexpected error: ") + e.what());
+    result = core::Status::Internal(std::string("unexpected error: ") + e.what())
+                 .WithKeys("error.internal.unexpected", {{"what", e.what()}});
   }
   out.flush();
   if (!result.ok()) {
-    PrintError(err, result.status());
+    PrintError(err, result.status(), *texts);
     return static_cast<int>(ExitCodeFor(result.status()));
   }
   return static_cast<int>(*result);

@@ -20,7 +20,28 @@ const char* StatusCodeName(StatusCode code) {
 
 Status Status::WithContext(const std::string& context) const {
   if (ok()) return *this;
-  return Status(code_, context + ": " + message_, hint_);
+  Status out = *this;
+  out.message_ = context + ": " + message_;
+  out.contexts_.insert(out.contexts_.begin(), context);
+  return out;
+}
+
+Status Status::WithKeys(std::string message_key, MessageArgs args, std::string hint_key) const {
+  if (ok()) return *this;
+  Status out = *this;
+  out.message_key_ = std::move(message_key);
+  out.hint_key_ = std::move(hint_key);
+  out.args_ = std::move(args);
+  out.contexts_.clear();  // the keyed message is the whole message again
+  return out;
+}
+
+Status Status::WithHintKey(std::string hint_key, MessageArgs args) const {
+  if (ok()) return *this;
+  Status out = *this;
+  out.hint_key_ = std::move(hint_key);
+  for (auto& arg : args) out.args_.push_back(std::move(arg));
+  return out;
 }
 
 std::string Status::ToString() const {
@@ -42,6 +63,36 @@ Status StatusFromErrno(const std::string& context, int error_number) {
     default:
       return Status::IoError(message);
   }
+}
+
+std::string ErrnoReasonKey(int error_number) {
+  switch (error_number) {
+    case ENOENT: return "error.errno.enoent";
+    case ENOTDIR: return "error.errno.enotdir";
+    case EISDIR: return "error.errno.eisdir";
+    case EACCES: return "error.errno.eacces";
+    case EPERM: return "error.errno.eperm";
+    case ENAMETOOLONG: return "error.errno.enametoolong";
+    case ELOOP: return "error.errno.eloop";
+    case ENOSPC: return "error.errno.enospc";
+    case EROFS: return "error.errno.erofs";
+    case EDQUOT: return "error.errno.edquot";
+    case EIO: return "error.errno.eio";
+    case EMFILE:
+    case ENFILE: return "error.errno.emfile";
+    case ENOMEM: return "error.errno.enomem";
+    case EEXIST: return "error.errno.eexist";
+    case EBUSY: return "error.errno.ebusy";
+    case EXDEV: return "error.errno.exdev";
+    default: return "error.errno.other";
+  }
+}
+
+Status StatusFromErrnoKeyed(const std::string& english_context, int error_number, std::string key,
+                            MessageArgs args) {
+  args.emplace_back("reason_key", ErrnoReasonKey(error_number));
+  args.emplace_back("errno", std::to_string(error_number));
+  return StatusFromErrno(english_context, error_number).WithKeys(std::move(key), std::move(args));
 }
 
 }  // namespace gpuprobe::core

@@ -6,12 +6,18 @@
 // nlohmann-json) is caught where it is called and turned into a Status. Only cli/ maps a
 // Status to an exit code (see core/exit_code.h).
 //
+// A Status may also carry a text key (data/texts/<lang>/*.json, e.g. "error.file.missing") and
+// named arguments, so cli/ can print the message in the user's language; message() stays the
+// English sentence, for logs and JSON. Contexts added with WithContext() are kept apart from a
+// keyed message so they can be put in front of its translation.
+//
 // Thread safety: Status and Result are values; distinct objects may be used concurrently.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace gpuprobe::core {
 
@@ -27,6 +33,20 @@ enum class StatusCode {
 
 /// The name of a code, e.g. "invalid argument".
 const char* StatusCodeName(StatusCode code);
+
+/// Named arguments of a keyed message: {"path", "/etc/x"} fills "{path}" in the text. An
+/// argument named "<name>_key" holds a text key: "{<name>}" is filled with that text (in the
+/// same language, formatted with the same arguments), e.g. {"reason_key", "error.errno.enoent"}.
+using MessageArgs = std::vector<std::pair<std::string, std::string>>;
+
+/// A sentence for users as a text key and its arguments, carried beside an English string
+/// (a prediction's basis, a skip reason) so views can render it in the user's language
+/// (report::FormatWithArgs). An empty key means "not translatable: show the English".
+struct TextRef {
+  std::string key;
+  MessageArgs args{};
+  bool empty() const { return key.empty(); }
+};
 
 class [[nodiscard]] Status {
  public:
@@ -58,8 +78,25 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   const std::string& hint() const { return hint_; }
 
-  /// Returns a copy whose message is prefixed with `context + ": "`; ok stays ok.
+  /// Returns a copy whose message is prefixed with `context + ": "`; ok stays ok. The
+  /// context is also recorded in contexts() (outermost first) for a translated rendering.
   Status WithContext(const std::string& context) const;
+
+  /// Returns a copy that carries text keys for its message and (when non-empty) its hint, with
+  /// the named arguments both are formatted with. message() and hint() keep the English
+  /// sentences. Ok stays ok. The keys must exist in every language (a test renders them).
+  Status WithKeys(std::string message_key, MessageArgs args, std::string hint_key = {}) const;
+  /// The same with only a hint key (the message stays untranslated).
+  Status WithHintKey(std::string hint_key, MessageArgs args = {}) const;
+
+  /// The message's text key; empty when the message is not translatable.
+  const std::string& message_key() const { return message_key_; }
+  /// The hint's text key; empty when the hint is not translatable (or absent).
+  const std::string& hint_key() const { return hint_key_; }
+  /// Arguments of message_key() and hint_key().
+  const MessageArgs& message_args() const { return args_; }
+  /// Contexts added by WithContext() after the message was made, outermost first.
+  const std::vector<std::string>& contexts() const { return contexts_; }
 
   /// "message" or "message (hint)"; "ok" for an ok status.
   std::string ToString() const;
@@ -71,6 +108,10 @@ class [[nodiscard]] Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
   std::string hint_;
+  std::string message_key_;
+  std::string hint_key_;
+  MessageArgs args_;
+  std::vector<std::string> contexts_;
 };
 
 /// A value or a non-ok Status, shaped so std::expected can replace it later. [[nodiscard]]:
@@ -105,6 +146,16 @@ class [[nodiscard]] Result {
 /// Converts an errno value to a Status: ENOENT/ENOTDIR/EISDIR/EACCES are the user's input
 /// (InvalidArgument), anything else is an IoError. `context` names what was attempted.
 Status StatusFromErrno(const std::string& context, int error_number);
+
+/// The text key of an errno value's reason ("error.errno.enoent"; "error.errno.other" with the
+/// argument {errno} for a value without its own text).
+std::string ErrnoReasonKey(int error_number);
+
+/// A keyed errno Status: message "<english_context>: <strerror>" in English; text `key` with
+/// the arguments `args` plus {reason} (the text of ErrnoReasonKey, as "reason_key") and
+/// {errno}. Same codes as StatusFromErrno.
+Status StatusFromErrnoKeyed(const std::string& english_context, int error_number, std::string key,
+                            MessageArgs args);
 
 }  // namespace gpuprobe::core
 

@@ -132,7 +132,8 @@ Result<double> ParseCount(std::string_view raw) {
   double number = 0;
   std::string unit;
   if (!SplitNumber(text, &number, &unit)) {
-    return Status::InvalidArgument(fmt::format("'{}' is not a number (examples: 7B, 350M, 1.5T)", raw));
+    return Status::InvalidArgument(fmt::format("'{}' is not a number (examples: 7B, 350M, 1.5T)", raw))
+        .WithKeys("error.units.not_a_count", {{"text", std::string(raw)}});
   }
   double scale = 1;
   if (unit.empty()) {
@@ -146,12 +147,13 @@ Result<double> ParseCount(std::string_view raw) {
   } else if (unit == "t" || unit == "T") {
     scale = 1e12;
   } else {
-    return Status::InvalidArgument(
-        fmt::format("'{}' has an unknown suffix '{}' (use k, M, B or T)", raw, unit));
+    return Status::InvalidArgument(fmt::format("'{}' has an unknown suffix '{}' (use k, M, B or T)", raw, unit))
+        .WithKeys("error.units.unknown_suffix", {{"text", std::string(raw)}, {"suffix", unit}});
   }
   double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
-    return Status::InvalidArgument(fmt::format("'{}' must be a positive number", raw));
+    return Status::InvalidArgument(fmt::format("'{}' must be a positive number", raw))
+        .WithKeys("error.units.count_not_positive", {{"text", std::string(raw)}});
   }
   return value;
 }
@@ -161,7 +163,8 @@ Result<double> ParseBytes(std::string_view raw) {
   double number = 0;
   std::string unit;
   if (!SplitNumber(text, &number, &unit)) {
-    return Status::InvalidArgument(fmt::format("'{}' is not a size (examples: 80GiB, 24GB)", raw));
+    return Status::InvalidArgument(fmt::format("'{}' is not a size (examples: 80GiB, 24GB)", raw))
+        .WithKeys("error.units.not_a_size", {{"text", std::string(raw)}});
   }
   std::string lower;
   for (char c : unit) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
@@ -177,11 +180,13 @@ Result<double> ParseBytes(std::string_view raw) {
   else if (lower == "tb") scale = 1e12;
   if (scale == 0) {
     return Status::InvalidArgument(
-        fmt::format("'{}' has an unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", raw, unit));
+               fmt::format("'{}' has an unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", raw, unit))
+        .WithKeys("error.units.unknown_unit", {{"text", std::string(raw)}, {"unit", unit}});
   }
   double value = number * scale;
   if (!std::isfinite(value) || value <= 0) {
-    return Status::InvalidArgument(fmt::format("'{}' must be a positive size", raw));
+    return Status::InvalidArgument(fmt::format("'{}' must be a positive size", raw))
+        .WithKeys("error.units.size_not_positive", {{"text", std::string(raw)}});
   }
   return value;
 }

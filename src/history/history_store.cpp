@@ -97,7 +97,8 @@ core::Status ReadSchema(sqlite3* db, const std::string& path, int* user_version,
   Statement check(db, "PRAGMA user_version");
   if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW) {
     return core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
-                                    "pass another file with --db; this one was left untouched");
+                                    "pass another file with --db; this one was left untouched")
+        .WithKeys("history.error.not_history", {{"path", path}}, "history.error.untouched_hint");
   }
   *user_version = sqlite3_column_int(check.get(), 0);
   Statement tables(db, "SELECT count(*) FROM sqlite_master");
@@ -109,8 +110,10 @@ core::Status ReadSchema(sqlite3* db, const std::string& path, int* user_version,
 core::Status CheckOurs(int user_version, bool empty, const std::string& path) {
   if (!empty && user_version != kSchemaVersion) {
     return core::Status::ParseError(
-        fmt::format("'{}' is an SQLite file but not a gpuprobe history (schema {})", path, user_version),
-        "pass another file with --db; this one was left untouched");
+               fmt::format("'{}' is an SQLite file but not a gpuprobe history (schema {})", path, user_version),
+               "pass another file with --db; this one was left untouched")
+        .WithKeys("history.error.other_schema", {{"path", path}, {"schema", std::to_string(user_version)}},
+                  "history.error.untouched_hint");
   }
   return core::Status::Ok();
 }
@@ -121,10 +124,12 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
   std::error_code ec;
   bool exists = std::filesystem::exists(path, ec);
   if (!exists && !create) {
-    return core::Status::InvalidArgument(fmt::format("no history at '{}'", path), "save a run first: gpuprobe bench --save");
+    return core::Status::InvalidArgument(fmt::format("no history at '{}'", path), "save a run first: gpuprobe bench --save")
+        .WithKeys("history.error.missing", {{"path", path}}, "history.error.save_first_hint");
   }
   if (exists && !std::filesystem::is_regular_file(path, ec)) {
-    return core::Status::InvalidArgument(fmt::format("history '{}' is not a regular file", path));
+    return core::Status::InvalidArgument(fmt::format("history '{}' is not a regular file", path))
+        .WithKeys("history.error.not_regular", {{"path", path}});
   }
   bool made_directory = false;
   if (!exists) {
@@ -151,7 +156,8 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
     GPUPROBE_RETURN_IF_ERROR(ReadSchema(raw, path, &user_version, &empty));
     if (empty) {
       return core::Status::InvalidArgument(fmt::format("'{}' holds no saved run (an empty file)", path),
-                                           "save a run first: gpuprobe bench --save --db " + path);
+                                           "save a run first: gpuprobe bench --save --db " + path)
+          .WithKeys("history.error.empty_file", {{"path", path}}, "history.error.save_first_db_hint");
     }
     GPUPROBE_RETURN_IF_ERROR(CheckOurs(user_version, empty, path));
     return store;
@@ -160,7 +166,8 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
   // Writers: a file the OS will not let us write is found now, before a bench runs for minutes.
   if (sqlite3_db_readonly(raw, "main") == 1) {
     return core::Status::InvalidArgument(fmt::format("history '{}' is read-only", path),
-                                         "make it writable, or pass another file with --db");
+                                         "make it writable, or pass another file with --db")
+        .WithKeys("history.error.read_only", {{"path", path}}, "history.error.read_only_hint");
   }
   // Check and create the schema in one write transaction: two processes that open a new
   // file at the same moment serialise here instead of one reading a half-made schema.
@@ -178,6 +185,7 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
     core::Status error = (sqlite3_errcode(raw) & 0xff) == SQLITE_NOTADB
                              ? core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
                                                         "pass another file with --db; this one was left untouched")
+                                   .WithKeys("history.error.not_history", {{"path", path}}, "history.error.untouched_hint")
                              : DbError(raw, path, "cannot write");
     undo_new_file();
     return error;
@@ -280,7 +288,8 @@ core::Result<RunRecord> HistoryStore::Load(long long id) const {
     if (!q.ok()) return DbError(db, path_, "cannot read");
     q.Bind(1, static_cast<long long>(id));
     if (sqlite3_step(q.get()) != SQLITE_ROW) {
-      return core::Status::InvalidArgument(fmt::format("no run {} in '{}'", id, path_), "'gpuprobe history' lists the runs");
+      return core::Status::InvalidArgument(fmt::format("no run {} in '{}'", id, path_), "'gpuprobe history' lists the runs")
+          .WithKeys("history.error.no_run", {{"id", std::to_string(id)}, {"path", path_}}, "history.error.no_run_hint");
     }
     ReadRunColumns(q, &run);
   }

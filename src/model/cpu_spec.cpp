@@ -10,34 +10,34 @@ namespace gpuprobe::model {
 VectorPipes FmaPipes(const CpuSpec& cpu) {
   VectorPipes p;
   if (cpu.has_neon) {
-    p = {2, 128, "NEON", "Arm: two 128-bit FMA pipes assumed (Neoverse N1/N2 class)"};
+    p = {2, 128, "NEON", "Arm: two 128-bit FMA pipes assumed (Neoverse N1/N2 class)", "neon"};
     return p;
   }
   if (!cpu.has_fma) {
-    p = {1, 128, "SSE2", "no FMA instructions: one 128-bit multiply and one add per cycle, counted as one FMA pipe"};
+    p = {1, 128, "SSE2", "no FMA instructions: one 128-bit multiply and one add per cycle, counted as one FMA pipe", "no_fma"};
     return p;
   }
   if (cpu.vendor == "AuthenticAMD") {
     if (cpu.family == 23 && cpu.model_number < 0x30) {
       return {2, 128, "AVX2+FMA",
-              "AMD Zen/Zen+ (family 17h, model < 30h): two 128-bit FMA pipes, 256-bit instructions split in two"};
+              "AMD Zen/Zen+ (family 17h, model < 30h): two 128-bit FMA pipes, 256-bit instructions split in two", "zen1"};
     }
     if (cpu.family == 23 || cpu.family == 25) {
       // Zen 2/3: 2 x 256-bit; Zen 4 runs AVX-512 on the same 256-bit pipes.
       return {2, 256, cpu.has_avx512f ? "AVX-512" : "AVX2+FMA",
-              "AMD Zen 2/3/4 (family 17h model >= 30h, 19h): two 256-bit FMA pipes"};
+              "AMD Zen 2/3/4 (family 17h model >= 30h, 19h): two 256-bit FMA pipes", "zen234"};
     }
     if (cpu.family >= 26) {
-      if (cpu.has_avx512f) return {2, 512, "AVX-512", "AMD Zen 5 (family 1Ah): two 512-bit FMA pipes assumed (server/desktop)"};
-      return {2, 256, "AVX2+FMA", "AMD family 1Ah without AVX-512: two 256-bit FMA pipes"};
+      if (cpu.has_avx512f) return {2, 512, "AVX-512", "AMD Zen 5 (family 1Ah): two 512-bit FMA pipes assumed (server/desktop)", "zen5"};
+      return {2, 256, "AVX2+FMA", "AMD family 1Ah without AVX-512: two 256-bit FMA pipes", "amd_1ah_avx2"};
     }
-    return {2, 128, "AVX2+FMA", "older AMD with FMA: two 128-bit pipes assumed"};
+    return {2, 128, "AVX2+FMA", "older AMD with FMA: two 128-bit pipes assumed", "amd_older"};
   }
   if (cpu.has_avx512f) {
     return {2, 512, "AVX-512",
-            "Intel with AVX-512: two 512-bit FMA units assumed (Xeon Gold 6xxx/Platinum; some parts have one)"};
+            "Intel with AVX-512: two 512-bit FMA units assumed (Xeon Gold 6xxx/Platinum; some parts have one)", "intel_avx512"};
   }
-  return {2, 256, "AVX2+FMA", "Intel Haswell or newer: two 256-bit FMA units"};
+  return {2, 256, "AVX2+FMA", "Intel Haswell or newer: two 256-bit FMA units", "intel_avx2"};
 }
 
 double PeakClockHz(const CpuSpec& cpu) {
@@ -86,7 +86,7 @@ double AmdahlSpeedup(double parallel_fraction, double workers) {
   return 1.0 / ((1.0 - parallel_fraction) + parallel_fraction / workers);
 }
 
-std::optional<double> DramPeakFromDmidecode(const std::string& text, std::string* basis) {
+std::optional<double> DramPeakFromDmidecode(const std::string& text, std::string* basis, core::TextRef* basis_text) {
   std::istringstream in(text);
   std::string line;
   int populated = 0;
@@ -118,12 +118,14 @@ std::optional<double> DramPeakFromDmidecode(const std::string& text, std::string
   }
   if (populated == 0 || speed <= 0) {
     if (basis) *basis = "unknown: the configured memory speed could not be read (dmidecode needs root and real SMBIOS data)";
+    if (basis_text) *basis_text = {"bench.dram.unreadable", {}};
     return std::nullopt;
   }
   double peak = populated * speed * 1e6 * 8.0;
   if (basis) {
     *basis = fmt::format("{} populated DIMMs x {:.0f} MT/s x 8 B, assuming one DIMM per channel", populated, speed);
   }
+  if (basis_text) *basis_text = {"bench.dram.dimms", {{"dimms", std::to_string(populated)}, {"speed", fmt::format("{:.0f}", speed)}}};
   return peak;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace gpuprobe::model {
 
 struct CpuSpec {
@@ -33,7 +35,8 @@ struct CpuSpec {
   std::uint64_t l3_total_bytes = 0;  ///< all L3 instances
   std::uint64_t memory_total_bytes = 0;
   std::optional<double> dram_bandwidth_bytes_per_s;  ///< theoretical, when readable
-  std::string dram_basis;        ///< how it was derived, or why it is unknown
+  std::string dram_basis;        ///< how it was derived, or why it is unknown (English)
+  core::TextRef dram_basis_text{};  ///< the same as a text key ("bench.dram.*"); empty: English only
 };
 
 /// Vector FMA resources per core, from the microarchitecture.
@@ -41,7 +44,8 @@ struct VectorPipes {
   int fma_pipes = 1;       ///< FMA instructions issued per cycle (full width)
   int width_bits = 128;    ///< data path width the peak uses
   std::string isa;         ///< the instruction set the peak assumes: "AVX-512", "AVX2+FMA", "SSE2", "NEON"
-  std::string basis;       ///< which microarchitecture rule gave this
+  std::string basis;       ///< which microarchitecture rule gave this (English)
+  std::string rule{};      ///< the rule's stable id ("zen234", "intel_avx512"): texts "bench.fma_rule.<rule>"
 };
 
 /// The FMA pipes of `cpu` by vendor, family and model (stated as an assumption where the
@@ -83,7 +87,9 @@ double AmdahlSpeedup(double parallel_fraction, double workers);
 
 /// DRAM theoretical peak from SMBIOS memory devices (dmidecode -t memory text): the number
 /// of populated devices x configured MT/s x 8 bytes, assuming one DIMM per channel.
-/// Sets `basis`; empty when no configured speed can be read.
-std::optional<double> DramPeakFromDmidecode(const std::string& dmidecode_text, std::string* basis);
+/// Sets `basis` (and, when given, `basis_text`: "bench.dram.dimms" with {dimms} and {speed}, or
+/// "bench.dram.unreadable"); empty when no configured speed can be read.
+std::optional<double> DramPeakFromDmidecode(const std::string& dmidecode_text, std::string* basis,
+                                            core::TextRef* basis_text = nullptr);
 
 }  // namespace gpuprobe::model

@@ -267,9 +267,10 @@ Result<const GpuSpec*> SpecDatabase::Find(std::string_view query) const {
   if (found.size() > 1) {
     std::string names;
     for (const auto* g : found) names += fmt::format("\n  {}", g->name);
-    return Status::InvalidArgument(
-        fmt::format("'{}' matches {} GPUs; be more specific:{}", query, found.size(), names),
-        "use more of the name, e.g. 'a100 80gb' or 'h100 pcie'");
+    return Status::InvalidArgument(fmt::format("'{}' matches {} GPUs; be more specific:{}", query, found.size(), names),
+                                   "use more of the name, e.g. 'a100 80gb' or 'h100 pcie'")
+        .WithKeys("error.gpu.ambiguous", {{"name", std::string(query)}, {"count", std::to_string(found.size())}, {"names", names}},
+                  "error.gpu.ambiguous.hint");
   }
   std::vector<std::string> names;
   for (const auto& g : gpus_) {
@@ -281,9 +282,11 @@ Result<const GpuSpec*> SpecDatabase::Find(std::string_view query) const {
   if (!near.empty()) {
     std::string joined;
     for (const auto& s : near) joined += (joined.empty() ? "" : ", ") + s;
-    return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database; did you mean: {}?", query, joined), hint);
+    return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database; did you mean: {}?", query, joined), hint)
+        .WithKeys("error.unknown.gpu.near", {{"name", std::string(query)}, {"near", joined}}, "error.unknown.gpu.hint");
   }
-  return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database", query), hint);
+  return Status::InvalidArgument(fmt::format("no GPU named '{}' in the spec database", query), hint)
+      .WithKeys("error.unknown.gpu", {{"name", std::string(query)}}, "error.unknown.gpu.hint");
 }
 
 }  // namespace gpuprobe::model

@@ -23,6 +23,8 @@ core::Result<std::map<std::string, std::string>> ParseTexts(const std::string& t
 
 }  // namespace
 
+std::string MissingTextMarker(const std::string& key) { return "\u27e6missing text: " + key + "\u27e7"; }
+
 std::string LanguageCode(Language language) { return language == Language::kZh ? "zh" : "en"; }
 
 core::Result<Language> ParseLanguage(const std::string& code) {
@@ -88,7 +90,7 @@ core::Result<Texts> Texts::Load(Language language) {
   if (language == Language::kEn) return FromJson(*en, "", language);
   auto zh = MergedCatalogue(Language::kZh);
   if (!zh.ok()) return zh.status();
-  return FromJson(*zh, *en, language);
+  return FromJson(*zh, "", language);
 }
 
 const std::string& Texts::Get(const std::string& key) const {
@@ -97,7 +99,7 @@ const std::string& Texts::Get(const std::string& key) const {
   it = fallback_.find(key);
   if (it != fallback_.end()) return it->second;
   static thread_local std::string missing;
-  missing = key;
+  missing = MissingTextMarker(key);
   return missing;
 }
 

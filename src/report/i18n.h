@@ -15,6 +15,9 @@ namespace gpuprobe::report {
 
 enum class Language { kEn, kZh };
 
+/// What Texts::Get returns for a key no catalogue has: "⟦missing text: <key>⟧".
+std::string MissingTextMarker(const std::string& key);
+
 /// "en" or "zh".
 std::string LanguageCode(Language language);
 /// Parses --lang; InvalidArgument for anything but en or zh.
@@ -24,13 +27,15 @@ Language LanguageFromEnvironment();
 
 class Texts {
  public:
-  /// Loads the embedded texts of `language`, with English as the fallback for missing keys.
+  /// Loads the embedded texts of `language`. There is no fallback to another language: a key
+  /// missing from one catalogue is a bug that a test finds (every language has every key).
   static core::Result<Texts> Load(Language language);
   /// Loads from JSON text (tests); `fallback_json` may be empty.
   static core::Result<Texts> FromJson(const std::string& json_text, const std::string& fallback_json,
                                       Language language);
 
-  /// The text for `key`; the key itself when neither language has it (visible in tests).
+  /// The text for `key`; when the key is missing, MissingTextMarker(key), which the leak test
+  /// and the catalogue tests look for (never a silent fallback to another language).
   const std::string& Get(const std::string& key) const;
   bool Has(const std::string& key) const;
   Language language() const { return language_; }

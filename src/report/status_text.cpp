@@ -7,20 +7,20 @@ namespace gpuprobe::report {
 namespace {
 
 constexpr const char kKeySuffix[] = "_key";
+constexpr size_t kKeySuffixLength = sizeof kKeySuffix - 1;
 
 bool IsKeyArgument(const std::string& name) {
-  const size_t n = sizeof kKeySuffix - 1;
-  return name.size() > n && name.compare(name.size() - n, n, kKeySuffix) == 0;
+  return name.size() > kKeySuffixLength && name.compare(name.size() - kKeySuffixLength, kKeySuffixLength, kKeySuffix) == 0;
 }
 
 std::string Format(const Texts& texts, const std::string& key, const core::MessageArgs& args, int depth) {
   fmt::dynamic_format_arg_store<fmt::format_context> store;
   for (const auto& [name, value] : args) {
     if (IsKeyArgument(name)) {
-      // A nested key names a text of its own ("reason_key" fills "{reason}"); one level only,
-      // so a key argument cannot recurse forever.
+      // "reason_key" fills "{reason}" with a text of its own, formatted with the same
+      // arguments; one level only, so a key argument cannot recurse forever.
       std::string text = depth == 0 ? Format(texts, value, args, depth + 1) : texts.Get(value);
-      store.push_back(fmt::arg(name.substr(0, name.size() - (sizeof kKeySuffix - 1)).c_str(), text));
+      store.push_back(fmt::arg(name.substr(0, name.size() - kKeySuffixLength).c_str(), text));
     } else {
       store.push_back(fmt::arg(name.c_str(), value));
     }
@@ -29,8 +29,8 @@ std::string Format(const Texts& texts, const std::string& key, const core::Messa
   try {
     return fmt::vformat(pattern, store);
   } catch (const fmt::format_error&) {
-    // A placeholder without its argument: the catalogue test renders every error key with
-    // its arguments, so this shows only for a key used with the wrong arguments.
+    // A placeholder without its argument: tests render every error key with the arguments
+    // its callers give, so this shows only for a key used with the wrong arguments.
     return pattern;
   }
 }

@@ -8,7 +8,9 @@
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "core/file_io.h"
+#include "report/case_label.h"
 #include "summary/doctor_run.h"
+#include "summary/gpu_absence.h"
 #include "summary/spec_data.h"
 
 namespace gpuprobe::summary {
@@ -56,6 +58,7 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
   if (!devices.ok()) {
     g["reason"] = devices.status().message();
     g["hint"] = devices.status().hint();
+    g["reason_id"] = GpuAbsenceId(devices.status());  // what views translate (summary/gpu_absence.h)
   }
   g["devices"] = nlohmann::json::array();
   if (!devices.ok()) return g;
@@ -102,7 +105,7 @@ namespace {
 
 // The quick side-by-side run through the one bench pipeline; a run that cannot start leaves
 // the summary without measurements (it says so) rather than failing the tour.
-std::optional<bench::BenchDocument> RunSideBySideBench(const LiveRunOptions& options,
+std::optional<bench::BenchDocument> RunSideBySideBench(const LiveRunOptions& options, const report::Texts& texts,
                                                        const std::function<void(const std::string&)>& progress) {
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
@@ -114,7 +117,10 @@ std::optional<bench::BenchDocument> RunSideBySideBench(const LiveRunOptions& opt
   request.settings.runner.min_seconds = std::min(request.settings.runner.min_seconds, options.seconds_per_case);
   std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
   auto doc = bench::RunPipeline(registry, *host, request, [&](const bench::CaseProgress& p) {
-    if (progress) progress(fmt::format("bench {}/{}: {} ({}, {})", p.index, p.total, p.id, p.backend, p.case_label));
+    if (progress) {
+      progress(report::Tr(texts, "live.progress.bench", fmt::arg("index", p.index), fmt::arg("total", p.total), fmt::arg("id", p.id),
+                          fmt::arg("backend", p.backend), fmt::arg("case", report::CaseLabelText(p.case_label, texts))));
+    }
   });
   if (!doc.ok()) return std::nullopt;
   return std::move(doc.value());
@@ -125,17 +131,17 @@ std::optional<bench::BenchDocument> RunSideBySideBench(const LiveRunOptions& opt
 ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Texts& texts,
                                  const std::function<void(const std::string&)>& progress) {
   ReportSources src;
-  if (progress) progress("identity: CPU and GPUs");
+  if (progress) progress(texts.Get("live.progress.identity"));
   src.cpu = CpuIdentityJson(ReadCpuIdentity());
   src.gpu = GpuIdentityJson(options.smoke_test);
   if (options.live_inspect) {
-    if (progress) progress("live GPU state");
+    if (progress) progress(texts.Get("live.progress.state"));
     auto inspect = options.live_inspect();
     if (inspect.ok()) src.inspect = *inspect;
   }
-  if (progress) progress("doctor's checks");
+  if (progress) progress(texts.Get("live.progress.doctor"));
   src.doctor = DoctorToJson(RunDoctorChecks(false), texts);  // the identity step already ran the smoke test
-  if (options.bench) src.bench = RunSideBySideBench(options, progress);
+  if (options.bench) src.bench = RunSideBySideBench(options, texts, progress);
   src.origins.push_back(texts.Get("report.origin.live"));
   return src;
 }

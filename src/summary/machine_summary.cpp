@@ -9,6 +9,9 @@
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/spec_derivation.h"
+#include "report/case_label.h"
+#include "report/count_text.h"
+#include "summary/gpu_absence.h"
 
 namespace gpuprobe::summary {
 namespace {
@@ -70,7 +73,7 @@ std::pair<Figure, std::string> BestMatmul(const std::optional<BenchDocument>& be
     if (r.group != "matmul" || r.backend != backend || !Usable(r)) continue;
     if (!best.value || r.value > *best.value) {
       best = FromResult(r);
-      name = r.id.substr(r.id.find('.') + 1) + " " + r.case_label;
+      name = r.id.substr(r.id.find('.') + 1) + " " + r.case_label;  // translated by the views
     }
   }
   return {best, name};
@@ -82,11 +85,12 @@ std::string Ratio(const Figure& a, const Figure& b) {
   return r >= 10 ? fmt::format("{:.0f}", r) : fmt::format("{:.1f}", r);
 }
 
-std::string Size(double elements) { return core::FormatCount(elements); }
+// Element counts as the reader's language writes them ("1.05 M", "105 万").
+std::string Size(double elements, const report::Texts& t) { return report::FormatCountFor(t.language(), elements); }
 
 std::string CrossText(const std::optional<model::CrossoverCurve>& c, bool matmul, bool measured, const report::Texts& t) {
   if (!c) return "-";
-  auto fmt_size = [&](double s) { return matmul ? fmt::format("n={:.0f}", s) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(s))); };
+  auto fmt_size = [&](double s) { return matmul ? fmt::format("n={:.0f}", s) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(s, t))); };
   // At the smallest size tried the GPU may already win: say "up to" rather than a false edge.
   auto edge = [&](const std::optional<double>& size) {
     if (!size) return t.Get("summary.cross.never");
@@ -164,6 +168,7 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
     s.gpu_memory_bytes = Number(d, "memory_bytes").value_or(0);
   } else {
     s.gpu_absent_reason = String(src.gpu, "reason");
+    s.gpu_absent_id = GpuAbsenceIdOf(src.gpu);
   }
   s.gpu_spec = spec;
   if (spec != nullptr) {
@@ -212,9 +217,11 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
     if (!s.gpu_matmul.known() && spec->fp16_bf16_tensor_dense_tflops.known()) {
       s.gpu_matmul = FromSpec(*spec->fp16_bf16_tensor_dense_tflops.value * 1e12);
       s.gpu_matmul_name = "bf16 tensor cores";
+      s.gpu_matmul_name_key = "summary.matmul.tensor_bf16";
     } else if (!s.gpu_matmul.known()) {
       s.gpu_matmul = s.gpu_fp32;
       s.gpu_matmul_name = "fp32";
+      s.gpu_matmul_name_key = "summary.matmul.fp32";
     }
     if (!s.gpu_link.known()) {
       auto link = model::DerivePcieBandwidth(*spec);
@@ -260,6 +267,18 @@ std::string FigureText(const Figure& f, const std::string& kind, const report::T
   return fmt::format("{} ({})", FigureValue(f, kind), t.Get("summary.source." + f.source + (f.noisy && f.source == "measured" ? "_noisy" : "")));
 }
 
+namespace {
+
+// "blocked n=1024" with its case label in the reader's language; a spec-sheet name by its key.
+std::string MatmulName(const std::string& name, const std::string& key, const report::Texts& t) {
+  if (!key.empty()) return t.Get(key);
+  size_t space = name.find(' ');
+  if (space == std::string::npos) return name;
+  return name.substr(0, space + 1) + report::CaseLabelText(name.substr(space + 1), t);
+}
+
+}  // namespace
+
 std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, const report::Texts& t) {
   std::vector<std::vector<std::string>> rows;
   std::string cpu = s.cpu_name.empty() ? t.Get("common.unknown") : s.cpu_name;
@@ -270,13 +289,14 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
   rows.push_back({t.Get("summary.row.bandwidth"), FigureText(s.cpu_bandwidth, "bandwidth", t), FigureText(s.gpu_bandwidth, "bandwidth", t)});
   rows.push_back({t.Get("summary.row.fp32"), FigureText(s.cpu_fp32, "flops", t), FigureText(s.gpu_fp32, "flops", t)});
   auto mm = [&](const Figure& f, const std::string& name) {
-    return f.known() && !name.empty() ? FigureText(f, "flops", t) + ", " + name : FigureText(f, "flops", t);
+    return f.known() && !name.empty() ? FigureText(f, "flops", t) + t.Get("summary.list_separator") + name : FigureText(f, "flops", t);
   };
-  rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, s.cpu_matmul_name), mm(s.gpu_matmul, s.gpu_matmul_name)});
+  rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, MatmulName(s.cpu_matmul_name, "", t)),
+                  mm(s.gpu_matmul, MatmulName(s.gpu_matmul_name, s.gpu_matmul_name_key, t))});
   rows.push_back({t.Get("summary.row.memory"), s.cpu_memory_bytes > 0 ? core::FormatBytesBinary(s.cpu_memory_bytes) : "-",
                   s.gpu_memory_bytes > 0 ? core::FormatBytesDecimal(s.gpu_memory_bytes) : "-"});
   std::string link = FigureText(s.gpu_link, "bandwidth", t);
-  if (s.gpu_link.known() && !s.link_name.empty()) link += ", " + s.link_name;
+  if (s.gpu_link.known() && !s.link_name.empty()) link += t.Get("summary.list_separator") + s.link_name;
   rows.push_back({t.Get("summary.row.link"), "-", link});
   rows.push_back({t.Get("summary.row.fixed"), FigureText(s.cpu_fixed, "seconds", t), FigureText(s.gpu_fixed, "seconds", t)});
   rows.push_back({t.Get("summary.row.cross_triad"), t.Get("summary.cross.cpu_side"), CrossText(s.triad_crossover, false, s.triad_crossover_measured, t)});
@@ -291,10 +311,11 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
   auto triad_copies = [&]() {
     if (!s.triad_crossover) return std::string("-");
     return s.triad_crossover->transfer_size
-               ? Tr(t, "verdict.above", fmt::arg("size", Size(*s.triad_crossover->transfer_size)))
+               ? Tr(t, "verdict.above", fmt::arg("size", Size(*s.triad_crossover->transfer_size, t)))
                : t.Get("verdict.never");
   };
   std::string reason = s.gpu_absent_reason.empty() ? t.Get("common.unknown") : s.gpu_absent_reason;
+  if (!s.gpu_absent_id.empty()) reason = Tr(t, GpuAbsenceReasonKey(s.gpu_absent_id), fmt::arg("detail", s.gpu_absent_reason));
   if (!s.cpu_bandwidth.known()) {
     // Nothing measured (--no-bench, or a report from state and doctor only): no ratios from guesses.
     lines.push_back(s.gpu_present ? Tr(t, "verdict.gpu.what_unmeasured", fmt::arg("cpu", cpu), fmt::arg("gpu", s.gpu_name))

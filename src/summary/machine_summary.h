@@ -31,7 +31,8 @@ struct MachineSummary {
   bool gpu_present = false;          ///< a GPU is in this machine and usable
   bool gpu_measured = false;         ///< the bench run has GPU results
   std::string gpu_name;              ///< detected GPU, or the spec used for comparison
-  std::string gpu_absent_reason;     ///< why there is no GPU (when !gpu_present)
+  std::string gpu_absent_reason;     ///< why there is no GPU (when !gpu_present), English
+  std::string gpu_absent_id;         ///< the same as an id (summary/gpu_absence.h); empty if unknown
   const model::GpuSpec* gpu_spec = nullptr;
   double gpu_memory_bytes = 0;
   std::string link_name;             ///< "PCIe Gen5 x16"
@@ -39,7 +40,10 @@ struct MachineSummary {
   Figure cpu_bandwidth, gpu_bandwidth;   ///< bytes/s, streaming (triad)
   Figure cpu_fp32, gpu_fp32;             ///< FLOP/s, FMA peak
   Figure cpu_matmul, gpu_matmul;         ///< FLOP/s, best matmul (GPU: bf16 tensor cores)
+  /// The best matmul's benchmark and case ("blocked n=1024"), or, from the spec sheet, a key
+  /// "summary.matmul.<kind>" of the texts (gpu_matmul_name_key).
   std::string cpu_matmul_name, gpu_matmul_name;
+  std::string gpu_matmul_name_key;
   Figure gpu_link;                       ///< bytes/s per direction, pinned copies
   Figure cpu_fixed, gpu_fixed;           ///< seconds: fork-join / launch round trip
   Figure cpu_bandwidth_one, cpu_fp32_one;  ///< one thread / one core: what a small job gets

@@ -7,6 +7,8 @@
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/roofline.h"
+#include "report/case_label.h"
+#include "report/count_text.h"
 #include "report/svg_chart.h"
 
 namespace gpuprobe::summary {
@@ -41,6 +43,12 @@ bool Usable(const BenchResult& r) { return r.ok() && r.verified && std::isfinite
 
 std::string SourceOf(const Figure& f, const report::Texts& t) {
   return t.Get(f.known() ? "summary.source." + f.source : "report.link_unknown");
+}
+
+// A measured point's name in the reader's language: the benchmark's title and its case.
+std::string ResultName(const BenchResult& r, const report::Texts& t) {
+  std::string key = "bench.title." + r.id;
+  return (t.Has(key) ? t.Get(key) : r.id) + " " + report::CaseLabelText(r.case_label, t);
 }
 
 std::string GpuLabel(const MachineSummary& s, const report::Texts& t) {
@@ -101,7 +109,7 @@ report::HtmlChart Roofline(const ReportSources& src, const MachineSummary& s, co
       if (!(bytes > 0) || !(r.work.flops > 0)) continue;
       pts.x.push_back(r.work.flops / bytes);
       pts.y.push_back(r.value);
-      pts.point_labels.push_back(r.id.substr(r.id.find('.') + 1) + " " + r.case_label);
+      pts.point_labels.push_back(ResultName(r, t));
     }
     // The streaming triad as a bandwidth-bound point: 2 FLOPs per element.
     for (const BenchResult* r : Results(src, "memory.triad", backend)) {
@@ -109,7 +117,7 @@ report::HtmlChart Roofline(const ReportSources& src, const MachineSummary& s, co
       if (!(bytes > 0) || !(flops > 0) || !(seconds > 0) || !Usable(*r)) continue;
       pts.x.push_back(flops / bytes);
       pts.y.push_back(flops / seconds);
-      pts.point_labels.push_back("triad " + r->case_label);
+      pts.point_labels.push_back(ResultName(*r, t));
       break;
     }
     if (!pts.x.empty()) c.series.push_back(pts);
@@ -208,7 +216,7 @@ report::HtmlChart Ladder(const ReportSources& src, const MachineSummary& s, cons
       double peak = cpu ? theoretical.value_or(s.cpu_fp32.value.value_or(0)) : s.gpu_fp32.value.value_or(0);
       std::string note;
       if (peak > 0) note = Tr(t, "report.ladder.of_peak", fmt::arg("percent", fmt::format("{:.0f}", 100 * r.value / peak)));
-      b.bars.push_back({fmt::format("{} {} {}", cpu ? "CPU" : "GPU", r.id.substr(r.id.find('.') + 1), r.case_label), r.value,
+      b.bars.push_back({fmt::format("{} {}", cpu ? "CPU" : "GPU", ResultName(r, t)), r.value,
                         cpu ? kCpuColor : kGpuColor, note});
     }
   }
@@ -218,7 +226,8 @@ report::HtmlChart Ladder(const ReportSources& src, const MachineSummary& s, cons
                         t.Get("summary.source.spec")});
     }
     if (s.gpu_matmul.known() && s.gpu_matmul_name != "fp32") {
-      b.bars.push_back({GpuLabel(s, t) + " " + s.gpu_matmul_name, *s.gpu_matmul.value, kGreyColor, t.Get("summary.source.spec")});
+      std::string name = s.gpu_matmul_name_key.empty() ? s.gpu_matmul_name : t.Get(s.gpu_matmul_name_key);
+      b.bars.push_back({GpuLabel(s, t) + " " + name, *s.gpu_matmul.value, kGreyColor, t.Get("summary.source.spec")});
     }
   }
   return Chart(t, "ladder", report::RenderBarChart(b), t.Get("report.ladder.lesson"), t.Get("report.ladder.note"));
@@ -262,7 +271,8 @@ report::HtmlChart Crossover(const ReportSources& src, const std::optional<model:
     c.series = {cpu, resident, copies};
     auto size_text = [&](const std::optional<double>& v) {
       if (!v) return t.Get("report.crossover.never");
-      return matmul ? fmt::format("n={:.0f}", *v) : Tr(t, "report.crossover.size_elements", fmt::arg("size", core::FormatCount(*v)));
+      return matmul ? fmt::format("n={:.0f}", *v)
+                    : Tr(t, "report.crossover.size_elements", fmt::arg("size", report::FormatCountFor(t.language(), *v)));
     };
     if (curve->resident_size) c.markers.push_back({*curve->resident_size, t.Get("report.crossover.wins_resident")});
     if (curve->transfer_size) c.markers.push_back({*curve->transfer_size, t.Get("report.crossover.wins_copies")});

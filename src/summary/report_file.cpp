@@ -21,7 +21,8 @@ core::Status WriteReportFile(const std::string& path, const std::string& html, b
     auto existing = core::ReadTextFile(path, 64ull << 20);
     if (!existing.ok() || !IsGpuprobeReport(*existing)) {
       return core::Status::InvalidArgument(fmt::format("'{}' exists and is not a gpuprobe report: not replacing it", path),
-                                           "choose another file with -o, move that one away, or add --force");
+                                           "choose another file with -o, move that one away, or add --force")
+          .WithKeys("report.error.foreign_file", {{"path", path}}, "report.error.foreign_file.hint");
     }
   }
   return core::WriteFileAtomically(path, html);

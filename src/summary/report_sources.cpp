@@ -11,7 +11,10 @@ namespace {
 constexpr std::uint64_t kMaxDocumentBytes = 256ull << 20;
 
 core::Status PlaceOnce(bool taken, const std::string& kind, const std::string& path) {
-  if (taken) return core::Status::InvalidArgument(fmt::format("'{}' is a second {} document; give each kind once", path, kind));
+  if (taken) {
+    return core::Status::InvalidArgument(fmt::format("'{}' is a second {} document; give each kind once", path, kind))
+        .WithKeys("report.error.second_document", {{"path", path}, {"kind", kind}});
+  }
   return core::Status::Ok();
 }
 
@@ -109,7 +112,10 @@ core::Status CheckPart(const nlohmann::json& doc, const std::string& kind, const
 // checked here, so a hand-edited file is an error naming the field, never a crash later.
 core::Status PlaceJson(nlohmann::json* slot, const nlohmann::json& doc, const std::string& kind, const std::string& path) {
   GPUPROBE_RETURN_IF_ERROR(PlaceOnce(!slot->is_null(), kind, path));
-  if (!doc.is_object()) return core::Status::ParseError(fmt::format("{}: the {} part must be an object", path, kind));
+  if (!doc.is_object()) {
+    return core::Status::ParseError(fmt::format("{}: the {} part must be an object", path, kind))
+        .WithKeys("report.error.part_not_object", {{"path", path}, {"kind", kind}});
+  }
   GPUPROBE_RETURN_IF_ERROR(CheckPart(doc, kind, path));
   *slot = doc;
   return core::Status::Ok();
@@ -130,12 +136,13 @@ nlohmann::json GpuFromBench(const std::optional<bench::BenchDocument>& bench) {
   nlohmann::json gpu = {{"available", measured}, {"devices", nlohmann::json::array()}};
   if (!measured) {
     gpu["reason"] = "no GPU in the saved files";
+    gpu["reason_id"] = "no_saved_gpu";  // summary/gpu_absence.h
     return gpu;
   }
   for (const auto& line : bench->gpus) {
     if (line.rfind("GPU 0: ", 0) == 0) gpu["devices"].push_back({{"name", line.substr(7)}});
   }
-  if (gpu["devices"].empty()) gpu["devices"].push_back({{"name", "the GPU of the saved run"}});
+  if (gpu["devices"].empty()) gpu["devices"].push_back({{"name", "GPU 0"}});  // a run that did not name it
   return gpu;
 }
 
@@ -152,7 +159,8 @@ core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& pa
     if (!doc.is_object()) {
       return core::Status::InvalidArgument(fmt::format("'{}' is not a JSON document", path),
                                            "give a file written by 'gpuprobe bench --json', 'inspect --json', "
-                                           "'doctor --json' or 'gpuprobe --json'");
+                                           "'doctor --json' or 'gpuprobe --json'")
+          .WithKeys("report.error.not_document", {{"path", path}}, "report.error.not_document.hint");
     }
     auto schema_it = doc.find("schema");
     std::string schema = schema_it != doc.end() && schema_it->is_string() ? schema_it->get<std::string>() : "";
@@ -176,8 +184,10 @@ core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& pa
       }
     } else {
       return core::Status::InvalidArgument(
-          fmt::format("'{}' has schema '{}', which a report cannot use", path, schema.empty() ? "(none)" : schema),
-          "accepted: gpuprobe.bench.v1, gpuprobe.inspect.v1, gpuprobe.doctor.v1, gpuprobe.tour.v1");
+                 fmt::format("'{}' has schema '{}', which a report cannot use", path, schema.empty() ? "(none)" : schema),
+                 "accepted: gpuprobe.bench.v1, gpuprobe.inspect.v1, gpuprobe.doctor.v1, gpuprobe.tour.v1")
+          .WithKeys(schema.empty() ? "report.error.no_schema" : "report.error.schema", {{"path", path}, {"schema", schema}},
+                    "report.error.schema.hint");
     }
     src.origins.push_back(path);
   }

@@ -33,12 +33,21 @@ TEST(Texts, EnglishAndChineseHaveTheSameKeysAndPlaceholders) {
   }
 }
 
-TEST(Texts, MissingKeyFallsBackToEnglishThenToTheKey) {
-  auto texts = Texts::FromJson(R"({"a": "zh-a"})", R"({"a": "en-a", "b": "en-b"})", Language::kZh);
+TEST(Texts, AMissingKeyIsMarkedNeverSilentlyFilled) {
+  auto texts = Texts::FromJson(R"({"a": "zh-a"})", "", Language::kZh);
   ASSERT_TRUE(texts.ok());
   EXPECT_EQ(texts->Get("a"), "zh-a");
-  EXPECT_EQ(texts->Get("b"), "en-b");
-  EXPECT_EQ(texts->Get("c"), "c");
+  EXPECT_EQ(texts->Get("c"), MissingTextMarker("c"));
+  EXPECT_FALSE(texts->Has("c"));
+}
+
+TEST(Texts, TheChineseCatalogueDoesNotBorrowEnglish) {
+  // Load(zh) has no English fallback: a key only in en/ reads as missing in zh, so the
+  // same-keys test above is what keeps zh complete.
+  auto zh = Texts::Load(Language::kZh);
+  ASSERT_TRUE(zh.ok());
+  for (const auto& [key, text] : zh->All()) EXPECT_EQ(text.find("\u27e6missing"), std::string::npos) << key;
+  EXPECT_EQ(zh->Get("no.such.key"), MissingTextMarker("no.such.key"));
 }
 
 TEST(Texts, MalformedTextsAreParseErrors) {

@@ -133,12 +133,15 @@ class AccessBenchmark : public Benchmark {
       double little = 14.2e9 * std::min(c.threads, pc.cpu.physical_cores);
       p.value = pc.cpu.dram_bandwidth_bytes_per_s ? std::min(*pc.cpu.dram_bandwidth_bytes_per_s, little) : little;
       p.basis = "whole lines used: DRAM bandwidth (Little's law per core where the DRAM peak is unknown)";
+      p.basis_text = {"bench.basis.access_whole_lines", {}};
       return p;
     }
     // Each 64-byte line brings 16 floats; stride s uses 16/s of them (at least one).
     double useful = random_ ? 1.0 / 16 : std::max(1.0 / 16, 1.0 / c.param);
     p.value = seq->value * useful;
     p.basis = fmt::format("sequential {} x {:.3f} of each 64-byte line used", core::FormatBytesPerSecond(seq->value), useful);
+    p.basis_text = {"bench.basis.access_useful",
+                    {{"bandwidth", core::FormatBytesPerSecond(seq->value)}, {"fraction", fmt::format("{:.3f}", useful)}}};
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& ctx, const BenchCase& c) const override {

@@ -97,6 +97,7 @@ class BranchBenchmark : public Benchmark {
       if (clock > 0) {
         p.value = clock / 2;
         p.basis = "about two cycles per element when every branch is predicted";
+        p.basis_text = {"bench.basis.branch_predicted", {}};
       }
       return p;
     }
@@ -105,6 +106,7 @@ class BranchBenchmark : public Benchmark {
       double seconds = 1.0 / easy->value + 0.5 * kMispredictCycles / clock;
       p.value = 1.0 / seconds;
       p.basis = fmt::format("predictable rate + half the elements mispredicted x {:.0f} cycles", kMispredictCycles);
+      p.basis_text = {"bench.basis.branch_mispredicted", {{"cycles", fmt::format("{:.0f}", kMispredictCycles)}}};
     }
     return p;
   }
@@ -168,6 +170,7 @@ class SerialBenchmark : public Benchmark {
   Prediction Predict(const PredictionContext&, const BenchCase&) const override {
     Prediction p;
     p.basis = "no spec figure: the GPU row runs the same function on the same numbers";
+    p.basis_text = {"bench.basis.serial_no_spec", {}};
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext&, const BenchCase&) const override {

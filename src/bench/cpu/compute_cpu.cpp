@@ -343,7 +343,7 @@ class ComputeBenchmark : public Benchmark {
 
   Availability Check(const BackendContext&, const BenchCase&) const override {
     if (kind_ == Kind::kBf16 && !Bf16Available()) {
-      return Availability::No("this CPU has no AVX512-BF16 instructions, so bf16 math runs as fp32 here");
+      return Availability::NoKeyed("this CPU has no AVX512-BF16 instructions, so bf16 math runs as fp32 here", "bench.skip.no_bf16");
     }
     return Availability::Yes();
   }
@@ -366,6 +366,12 @@ class ComputeBenchmark : public Benchmark {
     model::VectorPipes pipes = model::FmaPipes(pc.cpu);
     p.basis = fmt::format("{} cores x {} FMA pipes x {} lanes x 2 x {:.0f} MHz ({})", cores, pipes.fma_pipes,
                           pipes.width_bits / model::ElementBits(dtype), model::PeakClockHz(pc.cpu) / 1e6, pipes.basis);
+    p.basis_text = {kind_ == Kind::kInt32 ? "bench.basis.int32_as_fp32" : "bench.basis.cpu_peak",
+                    {{"cores", std::to_string(cores)},
+                     {"pipes", std::to_string(pipes.fma_pipes)},
+                     {"lanes", std::to_string(pipes.width_bits / model::ElementBits(dtype))},
+                     {"mhz", fmt::format("{:.0f}", model::PeakClockHz(pc.cpu) / 1e6)},
+                     {"rule_key", "bench.fma_rule." + pipes.rule}}};
     if (kind_ == Kind::kInt32) p.basis = "as if an int32 multiply-add ran at the FP32 FMA rate: " + p.basis;
     return p;
   }

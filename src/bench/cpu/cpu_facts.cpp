@@ -163,9 +163,10 @@ model::CpuSpec DetectCpuSpec() {
   options.timeout_seconds = 3;
   auto dmi = core::RunSubprocess({"dmidecode", "-t", "memory"}, options);
   if (dmi.ok() && dmi->exit_code == 0) {
-    spec.dram_bandwidth_bytes_per_s = model::DramPeakFromDmidecode(dmi->stdout_text, &spec.dram_basis);
+    spec.dram_bandwidth_bytes_per_s = model::DramPeakFromDmidecode(dmi->stdout_text, &spec.dram_basis, &spec.dram_basis_text);
   } else {
     spec.dram_basis = "unknown: dmidecode is not installed or not permitted, so the configured memory speed cannot be read";
+    spec.dram_basis_text = {"bench.dram.no_dmidecode", {}};
   }
   return spec;
 }

@@ -115,6 +115,7 @@ class CrossoverCpuBenchmark : public Benchmark {
   Prediction Predict(const PredictionContext&, const BenchCase&) const override {
     Prediction p;
     p.basis = "the curve is the measurement: 'gpuprobe' and the report draw it beside the model";
+    p.basis_text = {"bench.basis.crossover_curve", {}};
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context, const BenchCase& c) const override {

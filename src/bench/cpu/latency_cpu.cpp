@@ -109,6 +109,7 @@ class LatencyBenchmark : public Benchmark {
     Prediction p;
     p.value = model::TypicalLatencySeconds(pc.cpu, c.param);
     p.basis = "typical load-to-use latency of the level it fits: L1 4 cycles, L2 14, L3 45, DRAM 90 ns";
+    p.basis_text = {"bench.basis.latency_typical", {}};
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext&, const BenchCase& c) const override {

@@ -124,7 +124,9 @@ class MatmulBenchmark : public Benchmark {
     return cases;
   }
   Availability Check(const BackendContext&, const BenchCase& c) const override {
-    if (c.size < 16 || c.size > 16384) return Availability::No("matrix order must be between 16 and 16384");
+    if (c.size < 16 || c.size > 16384) {
+      return Availability::NoKeyed("matrix order must be between 16 and 16384", "bench.skip.matrix_order");
+    }
     return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override {
@@ -142,6 +144,7 @@ class MatmulBenchmark : public Benchmark {
     int cores = std::min(c.threads, pc.cpu.physical_cores);
     p.value = model::CpuPeakFlops(pc.cpu, dtype, cores);
     p.basis = fmt::format("{} peak of {} core(s): the roofline's compute bound (matmul does n/6 FLOP per byte)", dtype, cores);
+    p.basis_text = {"bench.basis.matmul_peak", {{"dtype", dtype}, {"cores", std::to_string(cores)}}};
     return p;
   }
   core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& ctx, const BenchCase& c) const override {

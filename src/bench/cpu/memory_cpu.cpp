@@ -39,8 +39,21 @@ Prediction DramPrediction(const model::CpuSpec& cpu, int threads) {
     p.value = *cpu.dram_bandwidth_bytes_per_s;
     p.basis = fmt::format("DRAM peak {} ({}); {} of {} core(s) streaming", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s),
                           cpu.dram_basis, std::min(threads, cpu.physical_cores), cpu.physical_cores);
+    if (!cpu.dram_basis_text.empty()) {
+      core::MessageArgs args = {{"bandwidth", core::FormatBytesPerSecond(*cpu.dram_bandwidth_bytes_per_s)},
+                                {"threads", std::to_string(std::min(threads, cpu.physical_cores))},
+                                {"cores", std::to_string(cpu.physical_cores)},
+                                {"dram_key", cpu.dram_basis_text.key}};
+      args.insert(args.end(), cpu.dram_basis_text.args.begin(), cpu.dram_basis_text.args.end());
+      p.basis_text = {"bench.basis.dram_peak", std::move(args)};
+    }
   } else {
     p.basis = "no prediction: the DRAM peak is " + cpu.dram_basis;
+    if (!cpu.dram_basis_text.empty()) {
+      core::MessageArgs args = {{"dram_key", cpu.dram_basis_text.key}};
+      args.insert(args.end(), cpu.dram_basis_text.args.begin(), cpu.dram_basis_text.args.end());
+      p.basis_text = {"bench.basis.no_dram_peak", std::move(args)};
+    }
   }
   return p;
 }
@@ -262,12 +275,16 @@ class SweepBenchmark : public Benchmark {
     if (clock > 0 && cpu.l1d_bytes > 0 && bytes <= cpu.l1d_bytes) {
       p.value = 2 * vector_bytes * clock;
       p.basis = fmt::format("fits L1 ({}): two {}-byte loads per cycle", core::FormatBytesBinary(static_cast<double>(cpu.l1d_bytes)), vector_bytes);
+      p.basis_text = {"bench.basis.fits_l1", {{"size", core::FormatBytesBinary(static_cast<double>(cpu.l1d_bytes))},
+                                              {"bytes", fmt::format("{}", vector_bytes)}}};
     } else if (clock > 0 && cpu.l2_bytes > 0 && bytes <= cpu.l2_bytes) {
       p.value = 32 * clock;
       p.basis = fmt::format("fits L2 ({}): about 32 bytes per cycle (typical L2 fill rate)", core::FormatBytesBinary(static_cast<double>(cpu.l2_bytes)));
+      p.basis_text = {"bench.basis.fits_l2", {{"size", core::FormatBytesBinary(static_cast<double>(cpu.l2_bytes))}}};
     } else if (clock > 0 && cpu.l3_bytes > 0 && bytes <= cpu.l3_bytes) {
       p.value = 16 * clock;
       p.basis = fmt::format("fits L3 ({}): about 16 bytes per cycle per core (typical)", core::FormatBytesBinary(static_cast<double>(cpu.l3_bytes)));
+      p.basis_text = {"bench.basis.fits_l3", {{"size", core::FormatBytesBinary(static_cast<double>(cpu.l3_bytes))}}};
     } else {
       return DramPrediction(cpu, 1);
     }

@@ -97,8 +97,10 @@ class ParallelBenchmark : public Benchmark {
     if (one != nullptr) {
       p.value = one->value * speedup;
       p.basis = fmt::format("1-thread rate x Amdahl 1 / (0.1 + 0.9 / {}) = x{:.2f}", c.threads, speedup);
+      p.basis_text = {"bench.basis.amdahl", {{"threads", std::to_string(c.threads)}, {"speedup", fmt::format("{:.2f}", speedup)}}};
     } else if (c.threads == 1) {
       p.basis = "the baseline: other thread counts are predicted from it";
+      p.basis_text = {"bench.basis.amdahl_baseline", {}};
     }
     return p;
   }
@@ -181,7 +183,9 @@ class ForkJoinBenchmark : public Benchmark {
             {fmt::format("{} threads", ctx.Threads()), kRegionsPerSample, ctx.Threads(), 0, ""}};
   }
   Availability Check(const BackendContext&, const BenchCase& c) const override {
-    if (c.variant == "openmp" && !OpenMpAvailable()) return Availability::No("this gpuprobe was built without OpenMP");
+    if (c.variant == "openmp" && !OpenMpAvailable()) {
+      return Availability::NoKeyed("this gpuprobe was built without OpenMP", "bench.skip.no_openmp");
+    }
     return Availability::Yes();
   }
   Work WorkFor(const BenchCase& c) const override {
@@ -193,6 +197,7 @@ class ForkJoinBenchmark : public Benchmark {
     Prediction p;
     if (c.variant == "openmp") {
       p.basis = "the anchor: an empty OpenMP parallel region of the same threads; no spec figure predicts a wake-up";
+      p.basis_text = {"bench.basis.openmp_anchor", {}};
       return p;
     }
     const EarlierResult* anchor = pc.Find(info_.id, "cpu", c.label + ", OpenMP");
@@ -200,8 +205,10 @@ class ForkJoinBenchmark : public Benchmark {
       p.value = anchor->value;
       p.anchor = true;
       p.basis = "as fast as the OpenMP region measured just before (efficiency = OpenMP time / pool time)";
+      p.basis_text = {"bench.basis.as_fast_as_openmp", {}};
     } else {
       p.basis = "no OpenMP anchor in this run: compare with a GPU launch round trip";
+      p.basis_text = {"bench.basis.no_openmp_anchor", {}};
     }
     return p;
   }
