@@ -4,9 +4,8 @@
 #include "model/spec_database.h"
 
 namespace gpuprobe::bench {
-namespace {
 
-const model::SpecDatabase* Database() {
+core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase() {
   static const core::Result<model::SpecDatabase> kDatabase = []() -> core::Result<model::SpecDatabase> {
     auto specs = core::EmbeddedFile("gpu_specs.json");
     if (!specs.ok()) return specs.status();
@@ -14,15 +13,14 @@ const model::SpecDatabase* Database() {
     if (!links.ok()) return links.status();
     return model::SpecDatabase::Parse(*specs, *links);
   }();
-  return kDatabase.ok() ? &kDatabase.value() : nullptr;
+  if (!kDatabase.ok()) return kDatabase.status();
+  return &kDatabase.value();
 }
 
-}  // namespace
-
 const model::GpuSpec* FindGpuSpec(std::string_view runtime_name) {
-  const model::SpecDatabase* db = Database();
-  if (db == nullptr) return nullptr;
-  auto found = db->Find(runtime_name);
+  auto db = EmbeddedSpecDatabase();
+  if (!db.ok()) return nullptr;
+  auto found = (*db)->Find(runtime_name);
   return found.ok() ? *found : nullptr;
 }
 

@@ -7,7 +7,9 @@
 
 #include <string_view>
 
+#include "core/status.h"
 #include "model/gpu_spec.h"
+#include "model/spec_database.h"
 
 namespace gpuprobe::bench {
 
@@ -16,5 +18,8 @@ namespace gpuprobe::bench {
 /// matches several entries.
 const model::GpuSpec* FindGpuSpec(std::string_view runtime_name);
 
+/// The embedded database itself, the one every verb reads (summary::EmbeddedSpecDatabase
+/// hands out this one); a ParseError here means a broken build (tests load it).
+core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase();
 
 }  // namespace gpuprobe::bench

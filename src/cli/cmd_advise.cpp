@@ -1,4 +1,6 @@
 // `gpuprobe advise`: is a GPU worth it for this workload, and which one?
+#include "cli/cmd_advise.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -24,31 +26,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Profiles (--size sets the problem size):
-  vector        y = a*x + b over N fp32 elements (default 1e8)
-  matmul        C = A*B, n x n fp32 (default 2048)
-  image-filter  a k x k filter over N RGB pixels (default 3840x2160, --kernel 5)
-  llm-decode    one token of a model with --size parameters in bf16 (default 7B)
-Or describe the workload per call: --flops --bytes --transfer-bytes --parallel-fraction
---branchy low|high --calls-per-second.
-
-The CPU side uses --cpu-results (a saved 'gpuprobe bench --json') when given, --cpu-flops and
---cpu-bandwidth when given, and otherwise this machine's theoretical figures.
-
-Examples:
-  gpuprobe advise --profile vector --size 1e8
-  gpuprobe advise --profile matmul --size 2048
-  gpuprobe advise --profile llm-decode --size 7B --json
-  gpuprobe advise --flops 2e5 --bytes 1e5 --transfer-bytes 2e4 --parallel-fraction 0.3 --branchy high --calls-per-second 2000
-  gpuprobe bench --json > cpu.json && gpuprobe advise --profile vector --cpu-results cpu.json
-  gpuprobe advise --profile llm-decode --size 70B --price h100=2.5
-
-For llm-decode the model is also planned like 'gpuprobe plan --params SIZE' (16-bit, 4096
-tokens): a GPU it does not fit on is marked and never picked. Where a GPU-hour price is known
-(data/prices/gpu_prices.json, or --price GPU=USD/h), each GPU shows dollars per million calls
-and the verdict names the cheapest GPU worth moving to.
-
-Exit status: 0 advice given; 2 bad input.)";
 
 struct AdviseOptions {
   std::string profile, size, branchy = "low", cpu_results, dtype;
@@ -240,7 +217,6 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
 
 VerbRunner SetupAdviseVerb(CLI::App* command) {
   auto o = std::make_shared<AdviseOptions>();
-  command->footer(kFooter);
   command->add_option("--profile", o->profile, "vector | matmul | image-filter | llm-decode");
   command->add_option("--size", o->size, "problem size of the profile: elements, matrix order, pixels or parameters (7B)");
   command->add_option("--kernel", o->kernel, "filter width for image-filter (default 5)");

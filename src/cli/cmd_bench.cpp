@@ -1,5 +1,7 @@
 // `gpuprobe bench [ID|GROUP|PREFIX ...]`: measure the claims of the mental model on the CPU
 // and the GPU in one run, each beside the model's prediction.
+#include "cli/cmd_bench.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,21 +28,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-// CLI11 is given this English footer; `--help` prints "help.bench.footer" from the catalogue.
-constexpr const char* kFooter = R"(Selection: ids (memory.triad), groups (memory) or id prefixes (matmul.open); default all.
-
-Examples:
-  gpuprobe bench                       the quick run: every suite, CPU (and GPU where there is one)
-  gpuprobe bench --list                every benchmark id with what it shows
-  gpuprobe bench memory compute        two groups
-  gpuprobe bench memory.triad --threads 1
-  gpuprobe bench --full --csv > sweep.csv
-  gpuprobe bench --backend cpu --json > cpu.json
-  gpuprobe bench --save                record the run; 'gpuprobe history compare' shows what changed
-
-Every result is verified, predicted from the model (spec, caches, clock) and shown with its
-efficiency = measured / predicted (latency: predicted / measured). No result is a pass/fail
-speed test; the exit status is 1 only when a result is wrong or a case failed to run.)";
 
 struct BenchOptions {
   std::vector<std::string> patterns;
@@ -209,7 +196,6 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
 
 VerbRunner SetupBenchVerb(CLI::App* command) {
   auto o = std::make_shared<BenchOptions>();
-  command->footer(kFooter);
   command->add_option("benchmarks", o->patterns, "ids, groups or id prefixes (default: all)");
   command->add_flag("--list", o->list, "list every benchmark id and what it shows");
   command->add_flag("--quick", o->quick, "short run, default sizes (the default)");

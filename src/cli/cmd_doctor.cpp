@@ -1,6 +1,8 @@
 // `gpuprobe doctor`: why doesn't it work? Each check says ok / warn / fail, its evidence and
 // the fix: driver module, nouveau, device nodes, container passthrough, NVML, the driver's
 // CUDA ceiling, toolkits, frameworks, settings, and a minimal on-GPU smoke test.
+#include "cli/cmd_doctor.h"
+
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
@@ -11,18 +13,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe doctor                 every check, with evidence and the fix
-  gpuprobe --lang zh doctor       the same in Chinese
-  gpuprobe doctor --json          for scripts and support tickets (schema gpuprobe.doctor.v1)
-  gpuprobe doctor --no-smoke-test skip the small kernel run on each GPU
-
-Checks, in order: gpu_hardware, kernel_module, nouveau, device_nodes, container, nvml,
-driver_cuda, toolkit, frameworks (pytorch, tensorflow, jax, cupy), compiled_archs,
-gpu_settings (persistence, ecc, mig), smoke_test. Each says ok, info, warn, fail or skip;
-a skip says what is missing and how to get it.
-
-Exit status: 0 nothing wrong (also on a machine without a GPU); 1 a check warned or failed.)";
 
 struct DoctorOptions {
   bool skip_smoke = false;
@@ -45,7 +35,6 @@ core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o)
 
 VerbRunner SetupDoctorVerb(CLI::App* command) {
   auto o = std::make_shared<DoctorOptions>();
-  command->footer(kFooter);
   command->add_flag("--no-smoke-test", o->skip_smoke,
                     "do not run the small verified kernel on each GPU");
   return [o](VerbContext& ctx) { return RunDoctor(ctx, *o); };

@@ -1,5 +1,7 @@
 // `gpuprobe explain "TEXT"` / `explain --from LOGFILE` / `explain --list`: what an error means,
 // its likely causes, the commands that tell them apart, and the fixes.
+#include "cli/cmd_explain.h"
+
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
@@ -14,18 +16,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe explain "CUDA error: an illegal memory access was encountered"
-  gpuprobe explain "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.22 GiB. GPU 0 has a total capacity of 15.77 GiB of which 959.44 MiB is free. ..."
-  gpuprobe explain "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus."
-  gpuprobe explain 700                        a status number: every API's reading, the likeliest first
-  gpuprobe explain CUDA_ERROR_ILLEGAL_ADDRESS  a status name (runtime, driver, NCCL, cuBLAS, cuDNN, NVML, ...)
-  gpuprobe explain "Xid 79"
-  gpuprobe explain --from /var/log/kern.log   every known error in a log, grouped, most severe first
-  journalctl -k | gpuprobe explain --from -
-  gpuprobe explain --list
-
-Exit status: 0 explained; 1 no known error in the text (the closest entries are listed); 2 bad input.)";
 
 constexpr std::uint64_t kMaxLogBytes = 256ull << 20;
 
@@ -94,7 +84,6 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
 
 VerbRunner SetupExplainVerb(CLI::App* command) {
   auto o = std::make_shared<ExplainOptions>();
-  command->footer(kFooter);
   command->add_option("text", o->words, "the error message (quote it), a status name or number, or \"Xid N\"");
   command->add_option("--from", o->from, "a log file to scan ('-' = standard input)");
   command->add_flag("--list", o->list, "every error the knowledge base knows");

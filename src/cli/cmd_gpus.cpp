@@ -1,4 +1,6 @@
 // `gpuprobe gpus [show NAME | compare A B [C...] | links] [--task TASK] [--json]`
+#include "cli/cmd_gpus.h"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -12,33 +14,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Actions:
-  (none)                 every GPU of the database, one line each
-  show NAME              one GPU: every figure with the formula or source behind it
-  compare A B [C ...]    side by side, with ratios against the first
-  links                  host links: DDR channels and PCIe generations per direction
-
-NAME is an exact name, an alias, a partial name or a PCI device id:
-  h200, "H100 SXM", a100-80gb, 4090, 0x2335, 10de:2330
-
-Examples:
-  gpuprobe gpus
-  gpuprobe gpus show h200
-  gpuprobe gpus compare a100-80gb h100 h200
-  gpuprobe gpus --task llm-serving
-  gpuprobe gpus --task inference-7b-13b --price l40s=0.90
-  gpuprobe gpus show 4090 --json
-
-Tasks (each a reference job planned by 'gpuprobe plan' on every GPU; the picks are where it
-fits, ranked by the task's speed and, where a price is known, by cost per 1M tokens):
-  prototype          QLoRA of an 8B model on one workstation card (PCIe, <= 450 W)
-  inference-7b-13b   a 13B model in 16-bit at 4096 tokens on one PCIe card
-  fine-tune          LoRA of a 13B model in 16-bit on one GPU
-  large-training     full training of a 13B model, tensor parallel over 8 GPUs
-  llm-serving        a 70B model in 16-bit at 8192 tokens on the fewest GPUs (1-8), any vendor
-
-Memory sizes are binary (GiB, as nvidia-smi counts MiB); rates are SI (GB/s, TFLOP/s).
-Prices: data/prices/gpu_prices.json (date and source per row); --price GPU=USD/h overrides.)";
 
 struct GpusOptions {
   std::vector<std::string> words;  // action then names
@@ -165,7 +140,6 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
 
 VerbRunner SetupGpusVerb(CLI::App* command) {
   auto options = std::make_shared<GpusOptions>();
-  command->footer(kFooter);
   command->add_option("action", options->words, "show | compare | links, then GPU names")->expected(0, -1);
   command->add_option("--task", options->task,
                       "pick GPUs for a job: prototype, inference-7b-13b, fine-tune, large-training, llm-serving");

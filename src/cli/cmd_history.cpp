@@ -1,6 +1,8 @@
 // `gpuprobe history`: the runs saved by `bench --save`, and `history compare A B`: what got
 // faster or slower between two runs, decided with each result's spread (a CI gate with
 // --fail-on-regression).
+#include "cli/cmd_history.h"
+
 #include <charconv>
 #include <filesystem>
 
@@ -19,18 +21,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-// CLI11 is given this English footer; `--help` prints "help.history.footer" from the catalogue.
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe bench --save                       record a run (machine, versions, every result)
-  gpuprobe history                            the saved runs
-  gpuprobe history compare                    the last two runs, result by result
-  gpuprobe history compare 3 7                run 3 (before) against run 7 (after)
-  gpuprobe history compare --fail-on-regression 10    exit 1 if a result got more than 10% slower
-
-Verdicts: FASTER or SLOWER when the p10-p90 spreads of the two results do not overlap,
-SAME within 2%, UNCLEAR when the change is inside the noise (rerun, or use bench --full).
-Exit status: 0 done; 1 a regression beyond --fail-on-regression; 2 bad input or a file that is
-not a gpuprobe history (left untouched).)";
 
 struct HistoryOptions {
   std::vector<std::string> words;
@@ -225,7 +215,6 @@ core::Result<core::ExitCode> RunHistory(VerbContext& ctx, const HistoryOptions& 
 
 VerbRunner SetupHistoryVerb(CLI::App* command) {
   auto o = std::make_shared<HistoryOptions>();
-  command->footer(kFooter);
   command->add_option("action", o->words, "list (default) or compare [BEFORE [AFTER]]");
   command->add_option("--db", o->db, "history file (default $XDG_DATA_HOME/gpuprobe/history.db)");
   command->add_option("--fail-on-regression", o->fail_on_regression, "with compare: exit 1 if a result is SLOWER by more than PCT percent");

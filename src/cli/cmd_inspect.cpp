@@ -1,6 +1,8 @@
 // `gpuprobe inspect`: every GPU's state with one-line meanings, and the findings. Live through
 // NVML, or from a saved capture (--from). --watch redraws like `watch -n 1 nvidia-smi`. The
 // views are in inspect_view.cpp (a GPU) and inspect_findings.cpp (the findings).
+#include "cli/cmd_inspect.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -31,19 +33,6 @@ namespace {
 
 using telemetry::Snapshot;
 
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe inspect                                 every GPU now, with findings
-  gpuprobe inspect --from nvidia-smi-q.xml         a saved 'nvidia-smi -q -x' (also -q text, the default table, --query-gpu CSV, gpuprobe JSON)
-  nvidia-smi -q | gpuprobe inspect --from -        from standard input
-  gpuprobe inspect --watch 2                       redraw every 2 s with sparklines (Ctrl-C to stop)
-  gpuprobe inspect --watch --count 5 --json        five samples for a script
-  gpuprobe inspect --query-gpu=name,memory.used,utilization.gpu --format=csv,noheader
-  gpuprobe inspect --query-gpu=help                the fields --query-gpu knows
-
-Each finding states its evidence (the fields and values it used) and its confidence; a rule
-the input lacks the fields for is listed as not judged, never passed.
-Exit status: 0 nothing wrong; 1 a finding of severity warn or fail; 2 bad input (the message
-names the file and the field); 3 no GPU state can be read here.)";
 
 constexpr std::uint64_t kMaxCaptureBytes = 64ull << 20;
 
@@ -252,7 +241,6 @@ core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
 
 VerbRunner SetupInspectVerb(CLI::App* command) {
   auto o = std::make_shared<InspectOptions>();
-  command->footer(kFooter);
   command->add_option("--from", o->from, "read a saved capture instead of live state ('-' = standard input)");
   o->watch_option = command->add_option("--watch", o->watch_text, "redraw every SECONDS (default 1) with sparklines")->expected(0, 1);
   command->add_option("--count", o->count, "with --watch: stop after N samples");

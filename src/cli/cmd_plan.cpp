@@ -1,6 +1,8 @@
 // `gpuprobe plan`: memory, fit and throughput for a model and a job; what makes it fit when
 // it does not; how many GPUs a traffic needs; what it costs. The report is assembled in
 // plan_build.cpp; this file holds the flags.
+#include "cli/cmd_plan.h"
+
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
@@ -11,36 +13,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(The model (--model) is a config.json, a checkpoint directory (config.json + safetensors
-headers, read without the weights), a Hub cache snapshot, a .gguf file, or a Hub id: looked up
-in the local Hub cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub), then in the
-built-in catalogue. Or give a parameter count (--params). 43 model types have exact recipes
-(llama, qwen2/3 and their MoE, deepseek_v2/v3, gemma 1-3, phi, falcon, mamba, jamba, ...);
-another model_type with llama-like fields is planned as a generic decoder, with a warning.
-
-Examples:
-  gpuprobe plan --params 8B                        fit table for an 8B model over every GPU
-  gpuprobe plan --model Qwen/Qwen3-30B-A3B --gpu h200 --seq 32768
-                                                   MoE: total vs active, max concurrency
-  gpuprobe plan --model deepseek-ai/DeepSeek-V3-Base --gpu h200 --tp 8 --kv-dtype fp8
-  gpuprobe plan --model ~/models/llama-3.1-8b/     exact bytes from the safetensors headers
-  gpuprobe plan --model ./model-Q4_K_M.gguf --gpu 4090
-  gpuprobe plan --params 70B --gpu h200 --tp 2     split over two H200s, with speed bounds
-  gpuprobe plan --model ./config.json --mode qlora --seq 2048 --batch 2
-  gpuprobe plan --model mixtral-8x7b-v0.1 --gpu h100 --tp 2 --ep 2 --pp 1
-  gpuprobe plan --params 13B --dtype int4 --kv-dtype fp8 --seq 32768 --json
-  gpuprobe plan --params 70B --gpu 4090          does not fit: ways to make it fit, each re-planned
-  gpuprobe plan --params 70B --gpu h100 --tp 8   communication over NVLink, and over PCIe for comparison
-  gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200 --price l4=0.80
-                                                   how many L4s for 5 requests/s, and $ per 1M tokens
-  gpuprobe plan --params 8B --gpu h100 --users 200 --think-time 20 --prompt-tokens 500 --output-tokens 300
-  gpuprobe plan --params 8B --mode full --gpu h100 --tp 8 --train-tokens 2B   $ per training run
-
-Memory sizes are binary (GiB, as nvidia-smi counts MiB); rates are SI (GB/s, TFLOP/s).
-Prices: a checked-in table of on-demand list prices (data/prices/gpu_prices.json, with date and
-source per row); --price GPU=USD/h (repeatable) overrides it.
-
-Exit status: 0 ok; 1 when --gpu is given and the job does not fit on it; 2 bad input.)";
 
 core::Result<core::ExitCode> RunPlan(VerbContext& ctx, PlanOptions o, bool seq_given) {
   o.seq_given = seq_given;
@@ -58,7 +30,6 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, PlanOptions o, bool seq_g
 
 VerbRunner SetupPlanVerb(CLI::App* command) {
   auto o = std::make_shared<PlanOptions>();
-  command->footer(kFooter);
   command->add_option("--model", o->model_path,
                       "config.json ('-' reads standard input), checkpoint directory, .gguf file, or Hub id (ORG/NAME)");
   command->add_option("--params", o->params, "parameter count instead of a config: 7B, 350M, 1.5T");

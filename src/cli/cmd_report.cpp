@@ -1,5 +1,7 @@
 // `gpuprobe report -o FILE.html`: the machine, its measurements and its problems in one
 // self-contained HTML file for a team: from a fresh quick run, or from saved JSON.
+#include "cli/cmd_report.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cmd_inspect.h"
 #include "cli/command.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
@@ -21,17 +24,6 @@ namespace {
 
 using summary::ReportSources;
 
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe report                            measure now (about 20 s) and write gpuprobe-report.html
-  gpuprobe report -o node17.html
-  gpuprobe bench --full --json > bench.json && gpuprobe doctor --json > doctor.json
-  gpuprobe report --from bench.json --from doctor.json -o node17.html
-  gpuprobe --json > tour.json && gpuprobe report --from tour.json
-
-The file needs nothing else: no network, no script; the charts are SVG drawn by gpuprobe.
-Without a GPU the GPU column shows the spec sheet of --gpu (default h200), marked as such.
-An existing file is replaced only if it is a gpuprobe report (or with --force), keeping its
-permissions; links, pipes and devices are never written.)";
 
 struct ReportOptions {
   std::string output = "gpuprobe-report.html";
@@ -88,7 +80,6 @@ core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o)
 
 VerbRunner SetupReportVerb(CLI::App* command) {
   auto o = std::make_shared<ReportOptions>();
-  command->footer(kFooter);
   command->add_option("-o,--output", o->output, "the HTML file to write (default gpuprobe-report.html)");
   command->add_option("--from", o->from, "saved JSON (bench, inspect, doctor or tour), repeatable; default: measure now");
   command->add_option("--gpu", o->gpu, "GPU to compare with when there is none here (default h200)");

@@ -3,6 +3,8 @@
 // NVML or on another client, and a hung NVML call shows up as a stale
 // gpuprobe_last_poll_success_timestamp_seconds and a 503 on /readyz instead of a hung server.
 // The HTTP side is serve/http_server (one epoll thread, limits on every client).
+#include "cli/cmd_serve.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,25 +28,6 @@
 namespace gpuprobe::cli {
 namespace {
 
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe serve                                   http://127.0.0.1:9400/metrics, polled every 5 s
-  gpuprobe serve --listen 0.0.0.0:9400 --allow-remote   every interface (needs --allow-remote, logged)
-  gpuprobe serve --interval 1 --healthz live
-  curl -s localhost:9400/metrics | grep DCGM_FI_DEV_GPU_UTIL
-
-Endpoints:
-  /metrics  Prometheus text format: dcgm-exporter's names where the quantity is the same,
-            gpuprobe_* for the rest, findings as gpuprobe_finding{id,severity}; always 200,
-            with gpuprobe_up 0 while no GPU data can be read
-  /livez    200 while the process serves (Kubernetes livenessProbe)
-  /readyz   200 when the last NVML poll succeeded and is fresh (at most 3 intervals, 10 s at
-            least, old); 503 with the reason otherwise (no driver, NVML error, poll hung)
-            (Kubernetes readinessProbe)
-  /healthz  the same as /readyz, or as /livez with --healthz live
-Limits: request heads 8 KiB and 64 headers, 5 s to send a head, 15 s idle keep-alive, 1000
-requests per connection, 512 connections; SIGTERM or Ctrl-C stops it within about 1 s.
-Exit status: 0 stopped by a signal; 2 bad --listen, --interval or --healthz, or a non-loopback
---listen without --allow-remote; 3 the address cannot be bound (in use, e.g. by another serve).)";
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:9400";
@@ -225,7 +208,6 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
 
 VerbRunner SetupServeVerb(CLI::App* command) {
   auto o = std::make_shared<ServeOptions>();
-  command->footer(kFooter);
   command->add_option("--listen", o->listen, "HOST:PORT to listen on (default 127.0.0.1:9400, loopback only; port 0 picks a free one)");
   command->add_option("--interval", o->interval, "seconds between NVML polls (default 5)");
   command->add_flag("--allow-remote", o->allow_remote, "allow a --listen address other machines can reach (0.0.0.0, a LAN address)");

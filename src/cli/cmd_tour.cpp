@@ -2,6 +2,8 @@
 // and every GPU, live GPU state and its findings, doctor's failures and warnings only, a
 // quick side-by-side bench (CPU and GPU in the same units), a verdict in three lines, the
 // next commands, and the same as an HTML report (gpuprobe-report.html) unless --no-report.
+#include "cli/cmd_tour.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +16,7 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "cli/bench_view.h"
+#include "cli/cmd_inspect.h"
 #include "cli/command.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
@@ -46,15 +49,6 @@ using summary::SideBySideRows;
 using summary::Summarize;
 using summary::Verdict;
 
-// CLI11 is given this English footer; `--help` prints "help.tour.footer" from the catalogue.
-constexpr const char* kFooter = R"(Examples:
-  gpuprobe                 the tour (same as 'gpuprobe tour'): about 20 s, writes gpuprobe-report.html
-  gpuprobe --no-bench      identity, state and doctor only (about a second)
-  gpuprobe --no-report     do not write the HTML report
-  gpuprobe --json          the same as one JSON document ('gpuprobe report --from' reads it)
-  gpuprobe --lang zh       in Chinese
-
-Exit status: 0 ok; 1 a GPU computed wrong results, or doctor or the live state found a failure.)";
 
 struct TourOptions {
   bool skip_smoke_test = false;
@@ -111,8 +105,12 @@ std::string RenderGpus(const json& gpu, const report::Texts& t) {
     sm.erase(std::remove(sm.begin(), sm.end(), '.'), sm.end());
     table.AddRow({t.Get("tour.gpu.compute_capability"), fmt::format("{} (sm_{})", cc, sm)});
     table.AddRow({t.Get("tour.gpu.sms"), fmt::format("{}", d.value("sm_count", 0))});
-    table.AddRow({t.Get("tour.gpu.memory"), Tr(t, "tour.gpu.memory_value", fmt::arg("total", core::FormatBytesBinary(d.value("memory_bytes", 0.0))),
-                                               fmt::arg("free", core::FormatBytesBinary(d.value("memory_free_bytes", 0.0))))});
+    const std::string total = core::FormatBytesBinary(d.value("memory_bytes", 0.0));
+    const auto free = d.find("memory_free_bytes");
+    table.AddRow({t.Get("tour.gpu.memory"),
+                  free != d.end() && free->is_number()
+                      ? Tr(t, "tour.gpu.memory_value", fmt::arg("total", total), fmt::arg("free", core::FormatBytesBinary(free->get<double>())))
+                      : Tr(t, "tour.gpu.memory_total_only", fmt::arg("total", total))});
     if (d.value("sm_clock_max_hz", 0.0) > 0) table.AddRow({t.Get("tour.gpu.clock"), fmt::format("{:.0f} MHz", d.value("sm_clock_max_hz", 0.0) / 1e6)});
     if (d.value("memory_bus_width_bits", 0) > 0) {
       table.AddRow({t.Get("tour.gpu.bus"), fmt::format("{}-bit, {:.0f} MHz", d.value("memory_bus_width_bits", 0), d.value("memory_clock_max_hz", 0.0) / 1e6)});
@@ -225,6 +223,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     doc["bench"] = sources.bench ? BenchToJson(*sources.bench, t) : json(nullptr);
     doc["side_by_side"] = json::array();
     for (const auto& row : SideBySideRows(summary, t)) doc["side_by_side"].push_back({{"quantity", row[0]}, {"cpu", row[1]}, {"gpu", row[2]}});
+    doc["crossover_why"] = summary::CrossoverWhyLines(summary, t);
     doc["problems"] = json::array();
     for (const auto& p : problems) doc["problems"].push_back({{"severity", p.severity}, {"title", p.title}, {"evidence", p.evidence}, {"fix", p.fix}});
     doc["verdict"] = verdict;
@@ -248,6 +247,9 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     for (const auto& row : SideBySideRows(summary, t)) table.AddRow(row);
     out += table.Render(2);
     if (!summary.gpu_present && summary.gpu_spec != nullptr) out += "  " + Tr(t, "tour.side_by_side.reference", fmt::arg("gpu", summary.gpu_name)) + "\n";
+    const std::vector<std::string> why = summary::CrossoverWhyLines(summary, t);
+    if (!why.empty()) out += "\n  " + t.Get("tour.side_by_side.why") + "\n";
+    for (const auto& line : why) out += "  - " + line + "\n";
     out += "\n";
   }
   out += t.Get("tour.verdict") + "\n";
@@ -265,7 +267,6 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
 
 VerbRunner SetupTourVerb(CLI::App* command) {
   auto options = std::make_shared<TourOptions>();
-  command->footer(kFooter);
   command->add_flag("--no-smoke-test", options->skip_smoke_test, "do not run the tiny verified kernel on each GPU");
   command->add_flag("--no-bench", options->skip_bench, "skip the quick side-by-side bench (about 20 s)");
   command->add_flag("--no-report", options->no_report, "do not write the HTML report");

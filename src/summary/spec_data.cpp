@@ -1,19 +1,10 @@
 #include "summary/spec_data.h"
 
-#include "core/embedded_data.h"
+#include "bench/spec_lookup.h"
 
 namespace gpuprobe::summary {
 
-core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase() {
-  static const core::Result<model::SpecDatabase> kDatabase = []() -> core::Result<model::SpecDatabase> {
-    auto specs = core::EmbeddedFile("gpu_specs.json");
-    if (!specs.ok()) return specs.status();
-    auto links = core::EmbeddedFile("host_links.json");
-    if (!links.ok()) return links.status();
-    return model::SpecDatabase::Parse(*specs, *links);
-  }();
-  if (!kDatabase.ok()) return kDatabase.status();
-  return &kDatabase.value();
-}
+// One parse per process, shared with the bench engine's predictions (bench/spec_lookup.cpp).
+core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase() { return bench::EmbeddedSpecDatabase(); }
 
 }  // namespace gpuprobe::summary

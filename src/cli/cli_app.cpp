@@ -1,3 +1,5 @@
+#include "cli/cli_app.h"
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -5,7 +7,17 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/cli_app.h"
+#include "cli/cmd_advise.h"
+#include "cli/cmd_bench.h"
+#include "cli/cmd_doctor.h"
+#include "cli/cmd_explain.h"
+#include "cli/cmd_gpus.h"
+#include "cli/cmd_history.h"
+#include "cli/cmd_inspect.h"
+#include "cli/cmd_plan.h"
+#include "cli/cmd_report.h"
+#include "cli/cmd_serve.h"
+#include "cli/cmd_tour.h"
 #include "cli/command.h"
 #include "cli/help_formatter.h"
 #include "cli/parse_errors.h"
@@ -33,7 +45,8 @@ bool TakesValue(const CliApp& cli, const std::string& arg) {
   if (arg.find('=') != std::string::npos) return false;
   for (const CLI::App* scope : std::initializer_list<const CLI::App*>{&cli.app, cli.runners.front().first}) {
     const CLI::Option* option = scope->get_option_no_throw(arg);
-    if (option != nullptr) return option->get_type_size() != 0;
+    // A flag (--json) expects no item; an option (--lang en) expects one.
+    if (option != nullptr) return option->get_items_expected_min() > 0;
   }
   return false;
 }

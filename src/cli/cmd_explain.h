@@ -1,0 +1,15 @@
+// The `explain` verb: its flags, examples and runner (cmd_explain.cpp).
+#pragma once
+
+#include "cli/command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuprobe::cli {
+
+/// Adds the verb's flags and examples to `command`; returns the runner to call after parsing.
+VerbRunner SetupExplainVerb(CLI::App* command);
+
+}  // namespace gpuprobe::cli

@@ -1,0 +1,15 @@
+// The `history` verb: its flags, examples and runner (cmd_history.cpp).
+#pragma once
+
+#include "cli/command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuprobe::cli {
+
+/// Adds the verb's flags and examples to `command`; returns the runner to call after parsing.
+VerbRunner SetupHistoryVerb(CLI::App* command);
+
+}  // namespace gpuprobe::cli

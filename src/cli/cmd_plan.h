@@ -1,0 +1,15 @@
+// The `plan` verb: its flags, examples and runner (cmd_plan.cpp).
+#pragma once
+
+#include "cli/command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuprobe::cli {
+
+/// Adds the verb's flags and examples to `command`; returns the runner to call after parsing.
+VerbRunner SetupPlanVerb(CLI::App* command);
+
+}  // namespace gpuprobe::cli
