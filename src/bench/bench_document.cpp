@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/normal_ranges.h"
 #include "core/version.h"
 
 namespace gpuprobe::bench {
@@ -286,6 +287,11 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
     j["efficiency"] = OptionalNumber(r.efficiency);
     EfficiencyFlag flag = FlagEfficiency(r);
     j["efficiency_flag"] = flag == EfficiencyFlag::kNone ? json(nullptr) : json(EfficiencyFlagName(flag));
+    // Derived on writing, never read back: what real systems reach, and the verdict.
+    const NormalRange* range = FindNormalRange(r);
+    j["normal_range"] = range == nullptr ? json(nullptr) : json{{"low", range->low}, {"high", range->high}, {"source", range->source}};
+    EfficiencyVerdict verdict = JudgeEfficiency(r, range);
+    j["efficiency_verdict"] = verdict == EfficiencyVerdict::kNone ? json(nullptr) : json(EfficiencyVerdictName(verdict));
     j["verified"] = r.verified;
     j["verification"] = r.verification_detail;
     j["checksum"] = r.checksum;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/normal_ranges.h"
 #include "cli/command.h"
 #include "core/units.h"
 #include "report/case_label.h"
@@ -190,6 +191,8 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
     std::vector<std::string> takeaways;
     std::vector<std::string> flagged;
     std::vector<std::string> ids_done;
+    std::vector<const bench::NormalRange*> ranges_shown;
+    std::vector<std::string> low_reasons, normal_lines;
     for (const auto& r : report.results) {
       if (r.claim != claim) continue;
       std::string check = r.skipped ? t.Get("bench.check.skipped") : !r.error.empty() ? t.Get("bench.check.error")
@@ -197,6 +200,23 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
       if (r.ok() && r.stats.noisy) check += " " + t.Get("bench.check.noisy");
       if (r.ok() && r.throttled) check += " " + t.Get("bench.check.throttled");
       std::string efficiency = Percent(r.efficiency);
+      // Beside the efficiency, what real systems reach (bench/normal_ranges.h).
+      const bench::NormalRange* range = bench::FindNormalRange(r);
+      const bench::EfficiencyVerdict verdict = bench::JudgeEfficiency(r, range);
+      if (verdict == bench::EfficiencyVerdict::kNormal || verdict == bench::EfficiencyVerdict::kLow) {
+        efficiency += " " + t.Get(std::string("bench.normal.verdict.") + bench::EfficiencyVerdictName(verdict));
+        if (std::find(ranges_shown.begin(), ranges_shown.end(), range) == ranges_shown.end()) {
+          ranges_shown.push_back(range);
+          std::string line = Tr(t, "bench.normal.range", fmt::arg("ids", r.id), fmt::arg("low", fmt::format("{:.0f}%", range->low * 100)),
+                                fmt::arg("high", fmt::format("{:.0f}%", range->high * 100)));
+          normal_lines.push_back(line);
+        }
+        if (verdict == bench::EfficiencyVerdict::kLow &&
+            std::find(low_reasons.begin(), low_reasons.end(), range->low_reason) == low_reasons.end()) {
+          low_reasons.push_back(range->low_reason);
+          normal_lines.push_back(t.Get("bench.normal.low_reason." + range->low_reason));
+        }
+      }
       bench::EfficiencyFlag flag = bench::FlagEfficiency(r);
       if (flag != bench::EfficiencyFlag::kNone) {
         efficiency += " (" + t.Get(std::string("bench.flag.") + bench::EfficiencyFlagName(flag)) + ")";
@@ -222,6 +242,7 @@ std::string RenderBench(const bench::BenchDocument& report, const report::Texts&
     }
     out += table.Render(2);
     for (const auto& takeaway : takeaways) out += "  -> " + takeaway + "\n";
+    for (const auto& line : normal_lines) out += "  .. " + line + "\n";
     for (const auto& line : flagged) out += "  !! " + line + "\n";
     out += "\n";
   }

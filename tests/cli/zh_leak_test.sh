@@ -15,24 +15,13 @@ trap 'rm -rf "$dir"' EXIT
 allow=$dir/allowlist.txt
 { cat "$tests/cli/zh_allowlist.txt"; uname -n 2>/dev/null | tr -c 'A-Za-z0-9\n' ' '; echo; } >"$allow"
 
-# Verbs whose texts are converted in other branches. Their cases still run and their leaks are
-# printed, but they do not fail the test. Empty this list when those branches are merged.
-PENDING="plan gpus advise explain inspect serve"
-
-failed=0; checked=0; pending_leaks=0
-
-is_pending() { case " $PENDING " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+failed=0; checked=0
 
 # check NAME VERB FILE: leak-checks FILE, the output of case NAME of verb VERB.
 check() {
   name=$1; verb=$2; file=$3
   checked=$((checked + 1))
   if "$check" "$allow" "$file" >"$dir/leaks" 2>&1; then return 0; fi
-  if is_pending "$verb"; then
-    pending_leaks=$((pending_leaks + 1))
-    echo "pending ($verb): $name: $(wc -l <"$dir/leaks") line(s) with English"
-    return 0
-  fi
   failed=$((failed + 1))
   echo "FAIL: $name"
   head -n 40 "$dir/leaks" | sed 's/^/    /'
@@ -104,7 +93,7 @@ done
 run "doctor (h200 node)" doctor env GPUPROBE_NVML_LIBRARY="$fake_nvml" FAKE_NVML_FIXTURE="$fx/nvml/h200-load.nvml" \
   GPUPROBE_DOCTOR_ROOT="$fx/doctor/h200-node" PATH="$fx/doctor/bin-torch:/usr/bin:/bin" "$bin" --lang zh doctor --no-smoke-test
 
-# --- the verbs converted elsewhere (PENDING above)
+# --- the planning and reading verbs
 run "gpus" gpus "$bin" --lang zh gpus
 run "gpus show h200" gpus "$bin" --lang zh gpus show h200
 run "gpus compare" gpus "$bin" --lang zh gpus compare a100-80gb h100 h200
@@ -127,6 +116,7 @@ for verb in tour inspect doctor explain gpus plan bench advise report history se
   run "$verb --help" help "$bin" --lang zh "$verb" --help
 done
 run "unknown verb" help "$bin" --lang zh gpsu
+run "empty value" help "$bin" --lang zh plan --gpu ""
 run "unknown flag" help "$bin" --lang zh bench --bogus
 run "bad number" help "$bin" --lang zh bench --threads abc
 run "missing file" help "$bin" --lang zh report --from "$dir/nope.json" -o "$dir/x.html"
@@ -134,5 +124,5 @@ run "a directory" help "$bin" --lang zh report --from "$dir" -o "$dir/x.html"
 run "not JSON" help "$bin" --lang zh report --from "$fx/hf_configs/README.md" -o "$dir/x.html"
 run "report onto a directory" help "$bin" --lang zh report --from "$fx/report/tour-cpu-2core.json" -o "$dir"
 
-echo "zh leak test: $checked outputs checked, $failed with English, $pending_leaks pending (verbs: $PENDING)"
+echo "zh leak test: $checked outputs checked, $failed with English"
 [ $failed -eq 0 ]
