@@ -26,8 +26,8 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
   std::string out;
   out += Tr(t, "advise.workload", fmt::arg("name", Say(t, w.name))) + "\n";
   out += "  " + Tr(t, "advise.work", fmt::arg("flops", core::FormatCount(w.flops)),
-                   fmt::arg("bytes", core::FormatBytesDecimal(w.bytes)),
-                   fmt::arg("transfer", core::FormatBytesDecimal(w.transfer_bytes))) + "\n";
+                   fmt::arg("bytes", core::FormatBytesBinary(w.bytes)),
+                   fmt::arg("transfer", core::FormatBytesBinary(w.transfer_bytes))) + "\n";
   out += "  " + Tr(t, "advise.cpu", fmt::arg("time", core::FormatSeconds(a.cpu_seconds)),
                    fmt::arg("bound", a.cpu_bandwidth_bound ? t.Get("advise.bound.bandwidth") : t.Get("advise.bound.compute")),
                    fmt::arg("basis", Say(t, cpu.basis))) + "\n\n";

@@ -73,7 +73,8 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
     d["memory_clock_max_hz"] = device.memory_clock_max_mhz * 1e6;
     d["memory_bus_width_bits"] = device.memory_bus_width_bits;
     d["memory_bytes"] = device.memory_total_bytes;
-    d["memory_free_bytes"] = device.memory_free_bytes;
+    // 0 means NVML could not say (no context is made just to ask): unknown, not "0 B free".
+    d["memory_free_bytes"] = device.memory_free_bytes > 0 ? nlohmann::json(device.memory_free_bytes) : nlohmann::json(nullptr);
     d["l2_cache_bytes"] = device.l2_cache_bytes;
     d["pci_bus_id"] = device.pci_bus_id;
     const model::GpuSpec* spec = nullptr;

@@ -173,7 +173,8 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   s.gpu_spec = spec;
   if (spec != nullptr) {
     if (s.gpu_name.empty()) s.gpu_name = spec->name;
-    if (s.gpu_memory_bytes == 0 && spec->memory_size_gb_vendor.known()) s.gpu_memory_bytes = *spec->memory_size_gb_vendor.value * 1e9;
+    // The model's one figure (a driver's total where the database has one; vendors' GPU "GB" are GiB).
+    if (s.gpu_memory_bytes == 0) s.gpu_memory_bytes = model::MemoryTotalBytes(*spec);
     s.link_name = spec->host_interface;
   }
 
@@ -294,7 +295,7 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
   rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, MatmulName(s.cpu_matmul_name, "", t)),
                   mm(s.gpu_matmul, MatmulName(s.gpu_matmul_name, s.gpu_matmul_name_key, t))});
   rows.push_back({t.Get("summary.row.memory"), s.cpu_memory_bytes > 0 ? core::FormatBytesBinary(s.cpu_memory_bytes) : "-",
-                  s.gpu_memory_bytes > 0 ? core::FormatBytesDecimal(s.gpu_memory_bytes) : "-"});
+                  s.gpu_memory_bytes > 0 ? core::FormatBytesBinary(s.gpu_memory_bytes) : "-"});
   std::string link = FigureText(s.gpu_link, "bandwidth", t);
   if (s.gpu_link.known() && !s.link_name.empty()) link += t.Get("summary.list_separator") + s.link_name;
   rows.push_back({t.Get("summary.row.link"), "-", link});
@@ -343,6 +344,38 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
                        fmt::arg("gpu_fixed", FigureValue(s.gpu_fixed, "seconds")),
                        fmt::arg("cpu_fixed", FigureValue(s.cpu_fixed, "seconds"))));
   }
+  return lines;
+}
+
+namespace {
+
+std::optional<std::string> CrossoverWhy(const std::optional<model::CrossoverCurve>& curve, bool matmul, bool measured,
+                                        const report::Texts& t) {
+  if (!curve || measured || curve->points.empty()) return std::nullopt;
+  // The point at the crossover size, or the largest one when the GPU never wins with copies.
+  const model::CrossoverPoint* at = &curve->points.back();
+  if (curve->transfer_size) {
+    for (const auto& p : curve->points) {
+      if (p.size >= *curve->transfer_size) {
+        at = &p;
+        break;
+      }
+    }
+  }
+  const auto seconds = [&](double v) { return report::FormatSecondsFor(t.language(), v); };
+  const std::string size = matmul ? fmt::format("n={:.0f}", at->size) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(at->size, t)));
+  return Tr(t, curve->transfer_size ? "summary.why.at" : "summary.why.never", fmt::arg("what", t.Get(matmul ? "summary.why.matmul" : "summary.why.vector")),
+            fmt::arg("size", size), fmt::arg("launch", seconds(at->gpu_launch_seconds)), fmt::arg("copy", seconds(at->gpu_copy_seconds)),
+            fmt::arg("compute", seconds(at->gpu_compute_seconds)), fmt::arg("gpu", seconds(at->gpu_transfer_seconds)),
+            fmt::arg("cpu", seconds(at->cpu_seconds)), fmt::arg("threads", t.Get(at->cpu_one_thread ? "summary.why.one_thread" : "summary.why.all_threads")));
+}
+
+}  // namespace
+
+std::vector<std::string> CrossoverWhyLines(const MachineSummary& s, const report::Texts& t) {
+  std::vector<std::string> lines;
+  if (auto why = CrossoverWhy(s.triad_crossover, false, s.triad_crossover_measured, t)) lines.push_back(*why);
+  if (auto why = CrossoverWhy(s.matmul_crossover, true, s.matmul_crossover_measured, t)) lines.push_back(*why);
   return lines;
 }
 

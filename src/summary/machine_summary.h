@@ -72,6 +72,12 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
 /// "what this machine is good for", in three lines.
 std::vector<std::string> Verdict(const MachineSummary& s, int problems, const report::Texts& texts);
 
+/// Why the predicted crossovers sit where they do: for each model-only crossover (vector, then
+/// matmul), the GPU's launch, copy and compute terms at the crossover size against the CPU's
+/// time there; when the GPU never wins with copies, the terms at the largest size. Empty for
+/// crossovers that were measured (the sizes are then timings, not a model's terms).
+std::vector<std::string> CrossoverWhyLines(const MachineSummary& s, const report::Texts& texts);
+
 /// One line per GPU of the inspect document: busy, memory, temperature, power, clock.
 std::vector<std::string> LiveStateLines(const ReportSources& sources, const report::Texts& texts);
 

@@ -70,6 +70,7 @@ report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSu
   for (auto& row : SideBySideRows(summary, t)) r.machine.push_back({row});
   r.machine_notes.push_back(
       Tr(t, "report.machine_note", fmt::arg("efficiency", fmt::format("{:.0f}", model::kPcieEfficiency * 100))));
+  for (const auto& line : CrossoverWhyLines(summary, t)) r.machine_notes.push_back(line);
   for (const auto& line : LiveStateLines(sources, t)) r.machine_notes.push_back(Tr(t, "report.live_state", fmt::arg("line", line)));
   if (!summary.gpu_present) {
     std::string what = summary.gpu_name.empty() ? t.Get("report.no_gpu_nothing")
