@@ -247,6 +247,10 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
     if (triad.ok()) s.triad_crossover = *triad;
     auto mm = model::FindCrossover(model::CrossoverKernel::kMatmul, cpu_rates, gpu_rates, link, 8, 32768);
     if (mm.ok()) s.matmul_crossover = *mm;
+    // The terms at the crossover size itself (the curve's points are a grid around it).
+    for (auto [curve, at] : {std::pair{&s.triad_crossover, &s.triad_at_crossover}, std::pair{&s.matmul_crossover, &s.matmul_at_crossover}}) {
+      if (*curve && (*curve)->transfer_size) *at = model::TimeAt((*curve)->kernel, *(*curve)->transfer_size, cpu_rates, gpu_rates, link);
+    }
   }
   ApplyMeasured(MeasuredCrossing(bench, "crossover.vector"), model::CrossoverKernel::kVectorTriad, &s.triad_crossover,
                 &s.triad_crossover_measured);
@@ -349,19 +353,13 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
 
 namespace {
 
-std::optional<std::string> CrossoverWhy(const std::optional<model::CrossoverCurve>& curve, bool matmul, bool measured,
+std::optional<std::string> CrossoverWhy(const std::optional<model::CrossoverCurve>& curve,
+                                        const std::optional<model::CrossoverPoint>& at_crossover, bool matmul, bool measured,
                                         const report::Texts& t) {
   if (!curve || measured || curve->points.empty()) return std::nullopt;
-  // The point at the crossover size, or the largest one when the GPU never wins with copies.
-  const model::CrossoverPoint* at = &curve->points.back();
-  if (curve->transfer_size) {
-    for (const auto& p : curve->points) {
-      if (p.size >= *curve->transfer_size) {
-        at = &p;
-        break;
-      }
-    }
-  }
+  // The terms at the crossover size, or at the largest size when the GPU never wins with copies.
+  const model::CrossoverPoint* at = curve->transfer_size ? (at_crossover ? &*at_crossover : nullptr) : &curve->points.back();
+  if (at == nullptr) return std::nullopt;
   const auto seconds = [&](double v) { return report::FormatSecondsFor(t.language(), v); };
   const std::string size = matmul ? fmt::format("n={:.0f}", at->size) : Tr(t, "summary.cross.elements", fmt::arg("size", Size(at->size, t)));
   return Tr(t, curve->transfer_size ? "summary.why.at" : "summary.why.never", fmt::arg("what", t.Get(matmul ? "summary.why.matmul" : "summary.why.vector")),
@@ -374,8 +372,8 @@ std::optional<std::string> CrossoverWhy(const std::optional<model::CrossoverCurv
 
 std::vector<std::string> CrossoverWhyLines(const MachineSummary& s, const report::Texts& t) {
   std::vector<std::string> lines;
-  if (auto why = CrossoverWhy(s.triad_crossover, false, s.triad_crossover_measured, t)) lines.push_back(*why);
-  if (auto why = CrossoverWhy(s.matmul_crossover, true, s.matmul_crossover_measured, t)) lines.push_back(*why);
+  if (auto why = CrossoverWhy(s.triad_crossover, s.triad_at_crossover, false, s.triad_crossover_measured, t)) lines.push_back(*why);
+  if (auto why = CrossoverWhy(s.matmul_crossover, s.matmul_at_crossover, true, s.matmul_crossover_measured, t)) lines.push_back(*why);
   return lines;
 }
 

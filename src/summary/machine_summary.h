@@ -52,6 +52,8 @@ struct MachineSummary {
   Figure cpu_fp32_peak;
   std::string cpu_peak_clock_basis;      ///< "measured" (under load in this run) or "spec" (max clock)
   std::optional<model::CrossoverCurve> triad_crossover, matmul_crossover;
+  /// The model's terms at each predicted crossover size (launch, copies, compute, CPU time).
+  std::optional<model::CrossoverPoint> triad_at_crossover, matmul_at_crossover;
   /// The crossover sizes come from crossover.* results (CPU and GPU timed at the same sizes)
   /// rather than from the model; the curves' points stay the model's.
   bool triad_crossover_measured = false, matmul_crossover_measured = false;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/file_io.h"
@@ -49,6 +50,37 @@ TEST(MachineSummaryTest, CpuMeasuredGpuFromTheSpecSheet) {
   ASSERT_TRUE(s.triad_crossover.has_value());
   ASSERT_TRUE(s.matmul_crossover.has_value());
   EXPECT_TRUE(s.matmul_crossover->resident_size.has_value());
+}
+
+// The predicted crossover is explained by its terms at the crossover size itself: there the
+// GPU's launch + copies + compute add up to the CPU's time, and the line names the same size
+// as the side-by-side table.
+TEST(MachineSummaryTest, PredictedCrossoverIsExplainedByItsTermsAtTheCrossover) {
+  MachineSummary s = Summarize(Tour(), H200());
+  // In this recorded run the matmul crosses over with copies; the vector triad never does
+  // (copies over PCIe cost more than the CPU's whole job).
+  ASSERT_TRUE(s.matmul_crossover && s.matmul_crossover->transfer_size);
+  ASSERT_TRUE(s.matmul_at_crossover.has_value());
+  const model::CrossoverPoint& at = *s.matmul_at_crossover;
+  EXPECT_DOUBLE_EQ(at.size, *s.matmul_crossover->transfer_size);
+  EXPECT_GT(at.gpu_launch_seconds, 0);
+  EXPECT_GT(at.gpu_copy_seconds, 0);
+  EXPECT_NEAR(at.gpu_launch_seconds + at.gpu_copy_seconds + at.gpu_compute_seconds, at.gpu_transfer_seconds,
+              1e-9 * at.gpu_transfer_seconds + 1e-15);
+  // Found to 1% by bisection: the two sides are equal there within that.
+  EXPECT_NEAR(at.gpu_transfer_seconds / at.cpu_seconds, 1.0, 0.03);
+  const report::Texts t = English();
+  std::vector<std::string> why = CrossoverWhyLines(s, t);
+  ASSERT_EQ(why.size(), 2u);
+  // The size the line explains is the one the table shows "with copies".
+  const std::string n = fmt::format("n={:.0f}", *s.matmul_crossover->transfer_size);
+  EXPECT_NE(why[1].find(n), std::string::npos) << why[1];
+  bool table_has_size = false;
+  for (const auto& row : SideBySideRows(s, t)) table_has_size |= row[2].find(n + " with copies") != std::string::npos;
+  EXPECT_TRUE(table_has_size);
+  if (s.triad_crossover && !s.triad_crossover->transfer_size) {
+    EXPECT_NE(why[0].find("why never"), std::string::npos) << why[0];
+  }
 }
 
 // A synthetic GPU run (hand-made numbers, not a measurement): the GPU column must take the
