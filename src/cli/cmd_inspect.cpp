@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/inspect_findings.h"
+#include "cli/inspect_interconnect.h"
 #include "cli/inspect_view.h"
 #include "summary/live_state.h"
 #include "summary/spec_data.h"
@@ -34,6 +37,7 @@ using telemetry::Snapshot;
 constexpr const char* kFooter = R"(Examples:
   gpuprobe inspect                                 every GPU now, with findings
   gpuprobe inspect --from nvidia-smi-q.xml         a saved 'nvidia-smi -q -x' (also -q text, the default table, --query-gpu CSV, gpuprobe JSON)
+  gpuprobe inspect --from topo.txt                 a saved 'nvidia-smi topo -m' (also nvlink -s/-e/-R/-c, the -q Fabric block): how GPUs connect
   nvidia-smi -q | gpuprobe inspect --from -        from standard input
   gpuprobe inspect --watch 2                       redraw every 2 s with sparklines (Ctrl-C to stop)
   gpuprobe inspect --watch --count 5 --json        five samples for a script
@@ -61,13 +65,16 @@ struct Reading {
   std::vector<std::string> warnings;  ///< each already prefixed with the file (or NVML)
 };
 
-core::Result<Reading> ReadState(const InspectOptions& o) {
+std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
+
+// `text` is the --from file already read (standard input can be read only once).
+core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
   Reading reading;
   if (!o.from.empty()) {
-    std::string label = o.from == "-" ? "standard input" : o.from;
-    auto text = core::ReadTextFile(o.from, kMaxCaptureBytes);
-    if (!text.ok()) return text.status();
-    auto capture = telemetry::ReadCapture(*text);
+    std::string label = SourceLabel(o);
+    core::Result<std::string> read = text ? core::Result<std::string>(*text) : core::ReadTextFile(o.from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    auto capture = telemetry::ReadCapture(*read);
     if (!capture.ok()) return capture.status().WithContext(label);
     reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
     reading.sets = std::move(capture->sets);
@@ -208,7 +215,17 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   }
   if (o.watch >= 0) return RunWatch(ctx, o);
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
-  auto reading = ReadState(o);
+  std::optional<std::string> text;
+  if (!o.from.empty()) {
+    auto read = core::ReadTextFile(o.from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    text = std::move(read.value());
+    if (o.query_gpu.empty()) {
+      auto shown = RunInterconnectInspect(ctx, SourceLabel(o), *text);
+      if (shown) return std::move(*shown);
+    }
+  }
+  auto reading = ReadState(o, text ? &*text : nullptr);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, reading->warnings);
 
