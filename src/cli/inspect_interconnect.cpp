@@ -9,6 +9,7 @@
 #include "telemetry/fabric_state.h"
 #include "telemetry/nvlink_findings.h"
 #include "telemetry/nvlink_output.h"
+#include "telemetry/p2p_matrix.h"
 #include "telemetry/topology_findings.h"
 #include "telemetry/topology_matrix.h"
 
@@ -37,6 +38,14 @@ std::optional<core::Result<core::ExitCode>> RunInterconnectInspect(VerbContext& 
     auto findings = telemetry::AssessNvLink(*out);
     std::string source = label + " (nvidia-smi nvlink)";
     ctx.out << (ctx.options.json ? report::RenderJson(NvLinkJson(*out, findings, source, ctx.texts)) : RenderNvLink(*out, findings, source, ctx.texts));
+    return core::Result<core::ExitCode>(ExitFor(findings));
+  }
+  if (telemetry::LooksLikeP2pMatrix(text)) {
+    auto m = telemetry::ParseP2pMatrix(text);
+    if (!m.ok()) return core::Result<core::ExitCode>(m.status().WithContext(label));
+    auto findings = telemetry::AssessP2p(*m);
+    std::string source = label + " (nvidia-smi topo -p2p)";
+    ctx.out << (ctx.options.json ? report::RenderJson(P2pJson(*m, findings, source, ctx.texts)) : RenderP2p(*m, findings, source, ctx.texts));
     return core::Result<core::ExitCode>(ExitFor(findings));
   }
   // A whole nvidia-smi -q has a Fabric block too: that is GPU state, read by the GPU view.

@@ -1,5 +1,5 @@
 // `inspect --from` on interconnect captures, recognised by their content: nvidia-smi topo -m
-// (inspect_topology.h), nvidia-smi nvlink -s/-e/-R/-c and the NVLink fabric's state
+// (inspect_topology.h), nvidia-smi topo -p2p, nvlink -s/-e/-R/-c and the NVLink fabric's state
 // (inspect_nvlink.h). GPU state captures (-q, -q -x, the table, CSV) go to the GPU view.
 //
 // Thread safety: not thread-safe (writes to the context's streams).

@@ -1,6 +1,7 @@
 #include "cli/inspect_nvlink.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include <fmt/format.h>
@@ -175,6 +176,41 @@ std::string RenderFabric(const telemetry::FabricState& state, const std::vector<
     line(fm.failed, "topology.fm.failed");
     line(fm.stopped, "topology.fm.stopped");
   }
+  return out + RenderTopoFindings(findings, t);
+}
+
+namespace {
+
+std::string P2pMeaning(const std::string& code, const report::Texts& t) {
+  std::string lower = code;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const std::vector<std::string> known = {"ok", "cns", "gns", "tns", "ns", "dr", "u"};
+  if (std::find(known.begin(), known.end(), lower) == known.end()) lower = "u";
+  return t.Get("topology.p2p.code." + lower);
+}
+
+}  // namespace
+
+nlohmann::json P2pJson(const telemetry::P2pMatrix& m, const std::vector<telemetry::TopoFinding>& findings, const std::string& source,
+                       const report::Texts& t) {
+  nlohmann::json doc = report::MakeDocument("inspect");
+  doc["kind"] = "p2p";
+  doc["format"] = "nvidia-smi topo -p2p";
+  doc["source"] = source;
+  doc["gpus"] = m.gpus;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& p : m.pairs) pairs.push_back({{"a", p.a}, {"b", p.b}, {"code", p.code}, {"meaning", P2pMeaning(p.code, t)}});
+  doc["pairs"] = pairs;
+  doc["unread"] = m.unread;
+  doc["findings"] = TopoFindingsJson(findings, t);
+  return doc;
+}
+
+std::string RenderP2p(const telemetry::P2pMatrix& m, const std::vector<telemetry::TopoFinding>& findings, const std::string& source,
+                      const report::Texts& t) {
+  std::string out = t.Get("topology.p2p.title") + "\n" + Tr(t, "inspect.source", fmt::arg("source", source)) + "\n\n";
+  for (const auto& p : m.pairs) out += fmt::format("  {}-{}  {:<4} {}\n", p.a, p.b, p.code, P2pMeaning(p.code, t));
+  for (const auto& r : m.unread) out += "  " + Tr(t, "topology.p2p.unread", fmt::arg("device", r)) + "\n";
   return out + RenderTopoFindings(findings, t);
 }
 

@@ -12,6 +12,8 @@
 //   fabric: kind "fabric", format, source, fabric: [{state, status, clique_id, cluster_uuid,
 //           health_summary, bandwidth}], fabric_manager: {seen, nothing_to_do, configured,
 //           started, stopped, failed, pre_nvl5, errors}, findings.
+//   p2p:    kind "p2p", format, source, gpus [names], pairs: [{a, b, code, meaning}],
+//           unread [rows not used], findings.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -24,6 +26,7 @@
 #include "report/i18n.h"
 #include "telemetry/fabric_state.h"
 #include "telemetry/nvlink_output.h"
+#include "telemetry/p2p_matrix.h"
 #include "telemetry/topology_findings.h"
 
 namespace gpuprobe::cli {
@@ -37,5 +40,10 @@ nlohmann::json FabricJson(const telemetry::FabricState& state, const std::vector
                           const std::string& source, const report::Texts& texts);
 std::string RenderFabric(const telemetry::FabricState& state, const std::vector<telemetry::TopoFinding>& findings,
                          const std::string& source, const report::Texts& texts);
+
+nlohmann::json P2pJson(const telemetry::P2pMatrix& m, const std::vector<telemetry::TopoFinding>& findings,
+                       const std::string& source, const report::Texts& texts);
+std::string RenderP2p(const telemetry::P2pMatrix& m, const std::vector<telemetry::TopoFinding>& findings,
+                      const std::string& source, const report::Texts& texts);
 
 }  // namespace gpuprobe::cli

@@ -185,4 +185,25 @@ std::vector<TopoFinding> AssessFabric(const FabricState& state) {
   return findings;
 }
 
+// Peer-to-peer refused between GPUs: NCCL and cudaMemcpyPeer stage every transfer through
+// host memory instead.
+std::vector<TopoFinding> AssessP2p(const P2pMatrix& m) {
+  TopoFinding f = Make("p2p_unavailable", Severity::kWarn);
+  std::string list;
+  size_t shown = 0, refused = 0;
+  for (const auto& p : m.pairs) {
+    if (p.code == "OK") continue;
+    ++refused;
+    if (shown++ < 8) list += (list.empty() ? "" : ", ") + p.a + "-" + p.b + " " + p.code;
+    for (const auto& d : {p.a, p.b}) {
+      if (std::find(f.devices.begin(), f.devices.end(), d) == f.devices.end()) f.devices.push_back(d);
+    }
+    f.facts.push_back({p.a + "-" + p.b, p.code});
+  }
+  if (refused == 0) return {};
+  if (refused > shown) list += ", +" + std::to_string(refused - shown);
+  f.args = {{"pairs", list}, {"refused", std::to_string(refused)}, {"total", std::to_string(m.pairs.size())}};
+  return {f};
+}
+
 }  // namespace gpuprobe::telemetry

@@ -10,6 +10,7 @@
 
 #include "telemetry/fabric_state.h"
 #include "telemetry/nvlink_output.h"
+#include "telemetry/p2p_matrix.h"
 #include "telemetry/topology_findings.h"
 
 namespace gpuprobe::telemetry {
@@ -23,5 +24,8 @@ std::vector<TopoFinding> AssessNvLink(const NvLinkOutput& out);
 
 /// fabric_not_ready, fabric_status_error, fabric_unhealthy, fm_failed, fm_nothing_to_do.
 std::vector<TopoFinding> AssessFabric(const FabricState& state);
+
+/// p2p_unavailable: a GPU pair whose topo -p2p status is not OK.
+std::vector<TopoFinding> AssessP2p(const P2pMatrix& m);
 
 }  // namespace gpuprobe::telemetry

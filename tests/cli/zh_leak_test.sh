@@ -116,7 +116,7 @@ for f in "$fx"/nvidia-smi/captures/*.txt "$fx"/nvidia-smi/xml/*.xml "$fx"/captur
   run "inspect --from $(basename "$f")" inspect "$bin" --lang zh inspect --from "$f"
 done
 # Interconnect captures (inspect's topology, NVLink and fabric views): every one, leak-free.
-for f in "$fx"/topology/topo-m/*.txt "$fx"/topology/nvlink/*nvlink*.txt "$fx"/topology/fabric-manager/*.txt; do
+for f in "$fx"/topology/topo-m/*.txt "$fx"/topology/nvlink/*.txt "$fx"/topology/fabric-manager/*.txt; do
   run "inspect --from topology/$(basename "$(dirname "$f")")/$(basename "$f")" topology "$bin" --lang zh inspect --from "$f"
 done
 for f in $(ls "$fx"/error_corpus/texts/* | head -n 8); do

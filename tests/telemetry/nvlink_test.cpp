@@ -12,6 +12,7 @@
 #include "telemetry/fabric_state.h"
 #include "telemetry/nvlink_findings.h"
 #include "telemetry/nvlink_output.h"
+#include "telemetry/p2p_matrix.h"
 #include "telemetry/topology_matrix.h"
 
 namespace gpuprobe::telemetry {
@@ -104,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(NvLink, NvLinkGolden, ::testing::ValuesIn(NvGoldens()),
   return name;
 });
 
-// Every nvlink fixture is either expected above or a topo -p2p matrix (another command).
+// Every nvlink fixture is either expected above or a topo -p2p matrix (tested below).
 TEST(NvLinkGoldenCoverage, EveryFixtureHasExpectations) {
   std::set<std::string> files, expected = {"2x-rtx5090-topo-p2p-rw-gns.txt", "autodl-2x-rtx2080ti-topo-p2p-p.txt"};
   for (const auto& entry : std::filesystem::directory_iterator(kTopo / "nvlink")) files.insert(entry.path().filename().string());
@@ -158,6 +159,31 @@ TEST(NvLinkOutput, NeverCrashes) {
   }
   EXPECT_FALSE(ParseNvLinkOutput("Link 0: 25 GB/s\n").ok());
   EXPECT_FALSE(LooksLikeNvLinkOutput("GPU 0: NVIDIA H100 (UUID: GPU-x)\nGPU 1: NVIDIA H100 (UUID: GPU-y)\n"));  // nvidia-smi -L
+}
+
+// topo -p2p: GeForce RTX 5090 pair refused by the GPU (GNS), RTX 2080 Ti pair "NS" although
+// they share a PCIe switch (topo-m/autodl-2x-rtx2080ti-pix.txt).
+TEST(P2pMatrix, ReadsBothCaptures) {
+  for (const auto& [file, code] : {std::pair<std::string, std::string>{"2x-rtx5090-topo-p2p-rw-gns.txt", "GNS"},
+                                   std::pair<std::string, std::string>{"autodl-2x-rtx2080ti-topo-p2p-p.txt", "NS"}}) {
+    std::string text = Read(kTopo / "nvlink" / file);
+    ASSERT_TRUE(LooksLikeP2pMatrix(text)) << file;
+    EXPECT_FALSE(LooksLikeNvLinkOutput(text));
+    EXPECT_FALSE(LooksLikeTopologyMatrix(text));
+    auto m = ParseP2pMatrix(text);
+    ASSERT_TRUE(m.ok()) << file;
+    EXPECT_EQ(m->gpus, (std::vector<std::string>{"GPU0", "GPU1"}));
+    ASSERT_EQ(m->pairs.size(), 1u);
+    EXPECT_EQ(m->pairs[0].code, code);
+    EXPECT_TRUE(m->unread.empty());
+    EXPECT_EQ(Ids(AssessP2p(*m)), (std::vector<std::string>{"p2p_unavailable"}));
+  }
+  // Synthetic: every pair allowed raises nothing; a row with X off its diagonal is not used.
+  auto ok = ParseP2pMatrix("\tGPU0\tGPU1\tGPU2\n GPU0\tX\tOK\tOK\n GPU1\tOK\tX\tOK\n GPU2\tOK\tX\tOK\n");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(AssessP2p(*ok).empty());
+  EXPECT_EQ(ok->unread, (std::vector<std::string>{"GPU2"}));
+  EXPECT_EQ(ok->pairs.size(), 3u);  // GPU0-GPU2 and GPU1-GPU2 from the other rows
 }
 
 struct FabricGolden {
