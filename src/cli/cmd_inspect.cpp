@@ -38,6 +38,7 @@ constexpr const char* kFooter = R"(Examples:
   gpuprobe inspect                                 every GPU now, with findings
   gpuprobe inspect --from nvidia-smi-q.xml         a saved 'nvidia-smi -q -x' (also -q text, the default table, --query-gpu CSV, gpuprobe JSON)
   gpuprobe inspect --from topo.txt                 a saved 'nvidia-smi topo -m' (also nvlink -s/-e/-R/-c, the -q Fabric block): how GPUs connect
+  gpuprobe inspect --topology                      the same for this machine, through NVML
   nvidia-smi -q | gpuprobe inspect --from -        from standard input
   gpuprobe inspect --watch 2                       redraw every 2 s with sparklines (Ctrl-C to stop)
   gpuprobe inspect --watch --count 5 --json        five samples for a script
@@ -57,6 +58,7 @@ struct InspectOptions {
   std::string watch_text;  ///< --watch's optional value as given
   CLI::Option* watch_option = nullptr;
   int count = 0;
+  bool topology = false;  ///< --topology: the live topology through NVML
 };
 
 struct Reading {
@@ -213,6 +215,12 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     for (const auto& f : telemetry::QueryGpuFields()) ctx.out << f << "\n";
     return core::ExitCode::kOk;
   }
+  if (o.topology) {
+    if (!o.from.empty() || o.watch >= 0 || !o.query_gpu.empty()) {
+      return core::Status::InvalidArgument("--topology reads the live topology; a saved 'nvidia-smi topo -m' is read with --from alone");
+    }
+    return RunLiveTopology(ctx);
+  }
   if (o.watch >= 0) return RunWatch(ctx, o);
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
   std::optional<std::string> text;
@@ -274,6 +282,7 @@ VerbRunner SetupInspectVerb(CLI::App* command) {
   o->watch_option = command->add_option("--watch", o->watch_text, "redraw every SECONDS (default 1) with sparklines")->expected(0, 1);
   command->add_option("--count", o->count, "with --watch: stop after N samples");
   command->add_option("--query-gpu", o->query_gpu, "print these nvidia-smi fields as CSV (help lists them)");
+  command->add_flag("--topology", o->topology, "the live GPU topology through NVML, as 'nvidia-smi topo -m' shows it");
   command->add_option("--format", o->format, "csv[,noheader][,nounits] for --query-gpu (default csv)");
   return [o](VerbContext& ctx) -> core::Result<core::ExitCode> {
     if (o->watch_option->count() > 0) {

@@ -9,6 +9,8 @@
 #include "telemetry/fabric_state.h"
 #include "telemetry/nvlink_findings.h"
 #include "telemetry/nvlink_output.h"
+#include "telemetry/nvml_library.h"
+#include "telemetry/nvml_topology.h"
 #include "telemetry/p2p_matrix.h"
 #include "telemetry/topology_findings.h"
 #include "telemetry/topology_matrix.h"
@@ -58,6 +60,18 @@ std::optional<core::Result<core::ExitCode>> RunInterconnectInspect(VerbContext& 
     return core::Result<core::ExitCode>(ExitFor(findings));
   }
   return std::nullopt;
+}
+
+core::Result<core::ExitCode> RunLiveTopology(VerbContext& ctx) {
+  auto nvml = telemetry::NvmlLibrary::Load();
+  if (!nvml.ok()) return nvml.status();
+  GPUPROBE_RETURN_IF_ERROR((*nvml)->Init());
+  auto m = telemetry::ReadNvmlTopology(**nvml);
+  if (!m.ok()) return m.status();
+  auto findings = telemetry::AssessTopology(*m);
+  std::string source = "NVML (" + (*nvml)->loaded_from() + ")";
+  ctx.out << (ctx.options.json ? report::RenderJson(TopologyJson(*m, findings, source, ctx.texts)) : RenderTopology(*m, findings, source, ctx.texts));
+  return ExitFor(findings);
 }
 
 }  // namespace gpuprobe::cli

@@ -16,4 +16,8 @@ namespace gpuprobe::cli {
 /// Exit code 1 when a finding is warn or fail, as for GPU state.
 std::optional<core::Result<core::ExitCode>> RunInterconnectInspect(VerbContext& ctx, const std::string& label, const std::string& text);
 
+/// `inspect --topology`: the live GPU topology through NVML (telemetry/nvml_topology.h), in
+/// the topo -m view. Exit 3 when NVML cannot be loaded or lacks the topology query.
+core::Result<core::ExitCode> RunLiveTopology(VerbContext& ctx);
+
 }  // namespace gpuprobe::cli
