@@ -3,15 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "telemetry/text_cells.h"
+
 namespace gpuprobe::telemetry {
 namespace {
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+using cells::Lines;
+using cells::Trim;
+
 
 size_t Indent(const std::string& line) {
   size_t i = line.find_first_not_of(" \t");
@@ -21,19 +20,6 @@ size_t Indent(const std::string& line) {
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
-}
-
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string line(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out.push_back(std::move(line));
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
-  return out;
 }
 
 bool IsManagerLine(const std::string& lower) {

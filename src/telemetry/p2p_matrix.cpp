@@ -5,31 +5,14 @@
 #include <map>
 #include <regex>
 
+#include "telemetry/text_cells.h"
+
 namespace gpuprobe::telemetry {
 namespace {
 
-std::vector<std::string> Tokens(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) out.emplace_back(s.substr(start, i - start));
-  }
-  return out;
-}
+using cells::Lines;
+const auto& Tokens = cells::SplitWhitespace;
 
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    out.emplace_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
-  return out;
-}
 
 bool IsGpu(const std::string& t) {
   static const std::regex re("GPU[0-9]{1,4}");

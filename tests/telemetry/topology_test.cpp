@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "telemetry/text_cells.h"
 #include "telemetry/topology_findings.h"
 #include "telemetry/topology_matrix.h"
 
@@ -289,6 +290,15 @@ TEST(TopoMatrix, CutAnywhereNeverCrashes) {
       if (c.ok()) (void)AssessTopology(*c);
     }
   }
+}
+
+TEST(TextCells, KeepsEmptyTabCellsAndDropsEscapes) {
+  EXPECT_EQ(cells::SplitTabs("GPU0\t X \t\t0\t"), (std::vector<std::string>{"GPU0", "X", "", "0", ""}));
+  EXPECT_EQ(cells::SplitWhitespace("  NV18   PIX\t0-7 "), (std::vector<std::string>{"NV18", "PIX", "0-7"}));
+  bool stripped = false;
+  EXPECT_EQ(cells::StripAnsi("\x1b[4mGPU0\tGPU1\x1b[0m", &stripped), "GPU0\tGPU1");
+  EXPECT_TRUE(stripped);
+  EXPECT_EQ(cells::Lines("a\r\nb\n"), (std::vector<std::string>{"a", "b"}));
 }
 
 }  // namespace
