@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/inspect_findings.h"
+#include "cli/inspect_interconnect.h"
 #include "cli/inspect_view.h"
 #include "summary/live_state.h"
 #include "summary/spec_data.h"
@@ -42,6 +45,7 @@ struct InspectOptions {
   std::string watch_text;  ///< --watch's optional value as given
   CLI::Option* watch_option = nullptr;
   int count = 0;
+  bool topology = false;  ///< --topology: the live topology through NVML
 };
 
 struct Reading {
@@ -50,13 +54,16 @@ struct Reading {
   std::vector<std::string> warnings;  ///< each already prefixed with the file (or NVML)
 };
 
-core::Result<Reading> ReadState(const InspectOptions& o) {
+std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
+
+// `text` is the --from file already read (standard input can be read only once).
+core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
   Reading reading;
   if (!o.from.empty()) {
-    std::string label = o.from == "-" ? "standard input" : o.from;
-    auto text = core::ReadTextFile(o.from, kMaxCaptureBytes);
-    if (!text.ok()) return text.status();
-    auto capture = telemetry::ReadCapture(*text);
+    std::string label = SourceLabel(o);
+    core::Result<std::string> read = text ? core::Result<std::string>(*text) : core::ReadTextFile(o.from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    auto capture = telemetry::ReadCapture(*read);
     if (!capture.ok()) return capture.status().WithContext(label);
     reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
     reading.sets = std::move(capture->sets);
@@ -195,9 +202,25 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     for (const auto& f : telemetry::QueryGpuFields()) ctx.out << f << "\n";
     return core::ExitCode::kOk;
   }
+  if (o.topology) {
+    if (!o.from.empty() || o.watch >= 0 || !o.query_gpu.empty()) {
+      return core::Status::InvalidArgument("--topology reads the live topology; a saved 'nvidia-smi topo -m' is read with --from alone");
+    }
+    return RunLiveTopology(ctx);
+  }
   if (o.watch >= 0) return RunWatch(ctx, o);
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
-  auto reading = ReadState(o);
+  std::optional<std::string> text;
+  if (!o.from.empty()) {
+    auto read = core::ReadTextFile(o.from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    text = std::move(read.value());
+    if (o.query_gpu.empty()) {
+      auto shown = RunInterconnectInspect(ctx, SourceLabel(o), *text);
+      if (shown) return std::move(*shown);
+    }
+  }
+  auto reading = ReadState(o, text ? &*text : nullptr);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, reading->warnings);
 
@@ -245,6 +268,7 @@ VerbRunner SetupInspectVerb(CLI::App* command) {
   o->watch_option = command->add_option("--watch", o->watch_text, "redraw every SECONDS (default 1) with sparklines")->expected(0, 1);
   command->add_option("--count", o->count, "with --watch: stop after N samples");
   command->add_option("--query-gpu", o->query_gpu, "print these nvidia-smi fields as CSV (help lists them)");
+  command->add_flag("--topology", o->topology, "the live GPU topology through NVML, as 'nvidia-smi topo -m' shows it");
   command->add_option("--format", o->format, "csv[,noheader][,nounits] for --query-gpu (default csv)");
   return [o](VerbContext& ctx) -> core::Result<core::ExitCode> {
     if (o->watch_option->count() > 0) {

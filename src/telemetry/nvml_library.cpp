@@ -128,6 +128,9 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& 
           {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses"},
           &f.graphics_processes_version);
   Resolve(lib, &f.process_name, {"nvmlSystemGetProcessName"});
+  Resolve(lib, &f.topology_common_ancestor, {"nvmlDeviceGetTopologyCommonAncestor"});
+  Resolve(lib, &f.nvlink_state, {"nvmlDeviceGetNvLinkState"});
+  Resolve(lib, &f.nvlink_remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"});
   f.conf_compute_mem_size_info = lib.Symbol("nvmlDeviceGetConfComputeMemSizeInfo");
   f.running_process_detail_list = lib.Symbol("nvmlDeviceGetRunningProcessDetailList");
   return nvml;

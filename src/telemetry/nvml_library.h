@@ -65,6 +65,10 @@ struct NvmlFunctions {
   nvmlReturn_t (*graphics_processes)(nvmlDevice_t, unsigned int*, void*) = nullptr;
   int graphics_processes_version = 0;    ///< same entry layout as the compute list of that version
   nvmlReturn_t (*process_name)(unsigned int, char*, unsigned int) = nullptr;
+  // Topology: common ancestor level (nvmlGpuTopologyLevel_t), NVLink state and far end.
+  nvmlReturn_t (*topology_common_ancestor)(nvmlDevice_t, nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
+  nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*) = nullptr;
   // Presence-only probes for the 535.43-535.85 process layout (nvitop's heuristic).
   void* conf_compute_mem_size_info = nullptr;
   void* running_process_detail_list = nullptr;

@@ -104,6 +104,12 @@ run "advise matmul" advise "$bin" --lang zh advise --profile matmul
 for f in "$fx"/nvidia-smi/captures/*.txt "$fx"/nvidia-smi/xml/*.xml "$fx"/captures_public/*/*.*; do
   run "inspect --from $(basename "$f")" inspect "$bin" --lang zh inspect --from "$f"
 done
+# Interconnect captures (inspect's topology, NVLink and fabric views): every one, leak-free.
+for f in "$fx"/topology/topo-m/*.txt "$fx"/topology/nvlink/*.txt "$fx"/topology/fabric-manager/*.txt; do
+  run "inspect --from topology/$(basename "$(dirname "$f")")/$(basename "$f")" topology "$bin" --lang zh inspect --from "$f"
+done
+run "inspect --topology (fake NVML)" topology env GPUPROBE_NVML_LIBRARY="$fake_nvml" FAKE_NVML_FIXTURE="$fx/nvml/topology-4gpu-synthetic.nvml" \
+  "$bin" --lang zh inspect --topology
 for f in $(ls "$fx"/error_corpus/texts/* | head -n 8); do
   run "explain $(basename "$f")" explain "$bin" --lang zh explain "$(cat "$f")"
 done

@@ -304,4 +304,41 @@ nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t d, void* list) {
   return NVML_ERROR_NOT_SUPPORTED;
 }
 #endif
+/* Topology: "gpuN.topo.M=<level>" (nvmlGpuTopologyLevel_t) for each pair, "gpuN.nvlink.L=<bus
+ * id of the far end>" for an active link, "gpuN.nvlink.L=inactive" for a link that is down; a
+ * link with no key does not exist (NOT_SUPPORTED). */
+static unsigned int device_index(nvmlDevice_t d) { return (unsigned int)((size_t)d - 1); }
+
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, int* level) {
+  char key[96];
+  snprintf(key, sizeof key, "gpu%u.topo.%u", device_index(a), device_index(b));
+  const char* v = get(key);
+  if (!v) {
+    snprintf(key, sizeof key, "gpu%u.topo.%u", device_index(b), device_index(a));
+    v = get(key);
+  }
+  if (!v) return NVML_ERROR_NOT_SUPPORTED;
+  *level = atoi(v);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, int* active) {
+  char key[96];
+  snprintf(key, sizeof key, "gpu%u.nvlink.%u", device_index(d), link);
+  const char* v = get(key);
+  if (!v) return NVML_ERROR_NOT_SUPPORTED;
+  *active = strcmp(v, "inactive") == 0 ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t d, unsigned int link, nvmlPciInfo_t* p) {
+  char key[96];
+  snprintf(key, sizeof key, "gpu%u.nvlink.%u", device_index(d), link);
+  const char* v = get(key);
+  if (!v || strcmp(v, "inactive") == 0) return NVML_ERROR_NOT_SUPPORTED;
+  memset(p, 0, sizeof *p);
+  snprintf(p->busId, sizeof p->busId, "%s", v);
+  return NVML_SUCCESS;
+}
+
 #endif /* FAKE_NVML_MINIMAL */

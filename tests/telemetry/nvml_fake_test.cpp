@@ -8,6 +8,8 @@
 #include "telemetry/findings.h"
 #include "telemetry/nvml_library.h"
 #include "telemetry/nvml_source.h"
+#include "telemetry/nvml_topology.h"
+#include "telemetry/topology_findings.h"
 
 namespace gpuprobe::telemetry {
 namespace {
@@ -106,6 +108,37 @@ TEST(NvmlFake, AMissingLibraryOrSymbolIsUnavailableNeverACrash) {
   auto not_nvml = NvmlLibrary::Load("libm.so.6");
   ASSERT_FALSE(not_nvml.ok());
   EXPECT_NE(not_nvml.status().message().find("nvmlInit_v2"), std::string::npos);
+}
+
+// The live topology: NV# from active links (a bridge to the peer GPU, links to a switch), the
+// common ancestor for the rest, and the same findings as a saved topo -m.
+TEST(NvmlFake, TopologyFromAncestorsAndLinks) {
+  ::setenv("FAKE_NVML_FIXTURE", FixturePath("nvml/topology-4gpu-synthetic.nvml").c_str(), 1);
+  auto nvml = NvmlLibrary::Load(FAKE_NVML_FULL);
+  ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
+  ASSERT_TRUE((*nvml)->Init().ok());
+  auto m = ReadNvmlTopology(**nvml);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->Gpus().size(), 4u);
+  EXPECT_EQ(m->Link(0, 1)->code, "NV4");  // 4 active links to the peer; the inactive one not counted
+  EXPECT_EQ(m->Link(2, 3)->code, "NV2");  // both reach the same non-GPU device with 2 links
+  EXPECT_EQ(m->Link(0, 2)->code, "SYS");
+  EXPECT_EQ(m->Link(1, 3)->code, "SYS");
+  EXPECT_TRUE(m->notes.empty());
+  auto findings = AssessTopology(*m);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].id, "mixed_nvlink");
+}
+
+// The minimal fake has no topology symbol: the live topology is unavailable, not guessed.
+TEST(NvmlFake, TopologyNeedsTheSymbol) {
+  ::setenv("FAKE_NVML_FIXTURE", FixturePath("nvml/minimal.nvml").c_str(), 1);
+  auto nvml = NvmlLibrary::Load(FAKE_NVML_MINIMAL);
+  ASSERT_TRUE(nvml.ok());
+  ASSERT_TRUE((*nvml)->Init().ok());
+  auto m = ReadNvmlTopology(**nvml);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), core::StatusCode::kUnavailable);
 }
 
 }  // namespace
