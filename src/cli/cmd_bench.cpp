@@ -13,6 +13,7 @@
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "bench/run_plan.h"
+#include "cli/bench_multi_gpu.h"
 #include "cli/bench_view.h"
 #include "cli/command.h"
 #include "core/units.h"
@@ -37,10 +38,15 @@ Examples:
   gpuprobe bench --full --csv > sweep.csv
   gpuprobe bench --backend cpu --json > cpu.json
   gpuprobe bench --save                record the run; 'gpuprobe history compare' shows what changed
+  gpuprobe bench collectives           NCCL all_reduce, all_gather, ... across every GPU (2 or more)
+  gpuprobe bench collectives all_reduce --dry-run   the exact plan, nothing run
+  gpuprobe bench p2p                   the GPU x GPU copy matrix (2 or more GPUs)
 
 Every result is verified, predicted from the model (spec, caches, clock) and shown with its
 efficiency = measured / predicted (latency: predicted / measured). No result is a pass/fail
-speed test; the exit status is 1 only when a result is wrong or a case failed to run.)";
+speed test; the exit status is 1 only when a result is wrong or a case failed to run.
+Exit status 3: nothing here can run what was asked (no GPU; collectives and p2p: fewer than
+two GPUs, or no NCCL for collectives).)";
 
 struct BenchOptions {
   std::vector<std::string> patterns;
@@ -50,6 +56,7 @@ struct BenchOptions {
   std::string size;
   double seconds = 0;
   bool save = false;
+  bool dry_run = false;
   std::string db;  ///< empty: the default history path
 };
 
@@ -132,6 +139,18 @@ std::string GpuAbsenceText(const report::Texts& t, const std::string& english) {
 }
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
+  // `bench collectives` and `bench p2p` measure several GPUs together: their own path.
+  if (!o.patterns.empty() && IsMultiGpuBenchmark(o.patterns.front())) {
+    MultiGpuOptions multi;
+    multi.kind = o.patterns.front();
+    multi.names.assign(o.patterns.begin() + 1, o.patterns.end());
+    multi.dry_run = o.dry_run;
+    return RunMultiGpuBench(ctx, multi);
+  }
+  if (o.dry_run) {
+    return FlagError("--dry-run goes with 'bench collectives' or 'bench p2p' (the plan of the whole run: scripts/gpu-check --dry-run)",
+                     "bench.error.dry_run_multi_gpu");
+  }
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
   GPUPROBE_RETURN_IF_ERROR(registry.status());
@@ -218,6 +237,7 @@ VerbRunner SetupBenchVerb(CLI::App* command) {
   command->add_option("--threads", o->threads, "CPU worker threads (default: one per physical core)");
   command->add_option("--size", o->size, "working set per array, e.g. 256MiB (matmul: the matrix order, e.g. 1024)");
   command->add_option("--seconds", o->seconds, "time cap per case in seconds (default 0.4 quick, 3 full); burn: how long to load the GPU");
+  command->add_flag("--dry-run", o->dry_run, "with collectives or p2p: print the exact plan, run nothing");
   command->add_flag("--csv", o->csv, "print CSV rows (for sweeps) instead of the table");
   command->add_flag("--save", o->save, "record this run in the history (see 'gpuprobe history')");
   command->add_option("--db", o->db, "history file for --save (default $XDG_DATA_HOME/gpuprobe/history.db)");
