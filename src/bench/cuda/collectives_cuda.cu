@@ -319,7 +319,20 @@ core::Result<CollectivesReport> RunCollectives(const CollectivesPlan& plan, cons
   std::uint64_t limit = MakeCollectivesPlan(n, min_free).memory_limit_bytes;
   if (plan.memory_limit_bytes > 0) limit = std::min(limit, plan.memory_limit_bytes);
   report.memory_limit_bytes = limit;
-  int total = static_cast<int>(plan.collectives.size() * plan.sizes_bytes.size());
+  // The progress counts the sizes that will run: those with an element per GPU that fit.
+  CollectivesPlan capped = plan;
+  capped.gpus = n;
+  capped.memory_limit_bytes = limit;
+  int total = 0;
+  for (const auto& entry : plan.collectives) {
+    std::uint64_t last = 0;
+    for (std::uint64_t s : plan.sizes_bytes) {
+      std::uint64_t rounded = RoundedCollectiveBytes(entry.collective, s, plan.dtype_bytes, n);
+      if (rounded == 0 || rounded == last || !CollectiveSizeFits(capped, entry.collective, rounded)) continue;
+      last = rounded;
+      ++total;
+    }
+  }
   int done = 0;
   report.all_verified = true;
   for (const auto& entry : plan.collectives) {
