@@ -105,10 +105,11 @@ core::Result<core::ExitCode> RunCollectivesBench(VerbContext& ctx, const MultiGp
     std::fprintf(stderr, "%s\n", line.c_str());
   });
   if (!report.ok()) return report.status();
+  auto link = PlannerLinkFor(m.devices.front().name, report->gpus, ctx.texts);
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(CollectivesReportJson(*report));
+    ctx.out << report::RenderJson(CollectivesReportJson(*report, link));
   } else {
-    ctx.out << RenderCollectivesReport(*report, ctx.texts);
+    ctx.out << RenderCollectivesReport(*report, link, ctx.texts);
   }
   return report->all_verified ? core::ExitCode::kOk : core::ExitCode::kProblemsFound;
 }
@@ -132,10 +133,12 @@ core::Result<core::ExitCode> RunP2pBench(VerbContext& ctx, const MultiGpuOptions
   for (const auto& d : m.devices) devices.push_back(d.index);
   auto report = bench::RunP2p(plan, devices);
   if (!report.ok()) return report.status();
+  // Copies go between two GPUs at a time: the link two of them share.
+  auto link = PlannerLinkFor(m.devices.front().name, 2, ctx.texts);
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(P2pReportJson(*report));
+    ctx.out << report::RenderJson(P2pReportJson(*report, link));
   } else {
-    ctx.out << RenderP2pReport(*report, ctx.texts);
+    ctx.out << RenderP2pReport(*report, link, ctx.texts);
   }
   return report->all_verified ? core::ExitCode::kOk : core::ExitCode::kProblemsFound;
 }

@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "bench/spec_lookup.h"
 #include "cli/command.h"
+#include "cli/phrase_text.h"
+#include "model/gpu_link.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table.h"
@@ -44,9 +47,39 @@ nlohmann::json TimingJson(const bench::CollectiveTiming& t) {
           {"first_mismatch", t.first_mismatch.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.first_mismatch)}};
 }
 
+nlohmann::json LinkJson(const std::optional<PlannerLink>& link) {
+  if (!link) return nullptr;
+  return {{"spec", link->spec_name},
+          {"kind", link->link_id},
+          {"bytes_per_second", link->bytes_per_second},
+          {"fell_back_to_pcie", link->fell_back_to_pcie}};
+}
+
+// "= 87% of the 450 GB/s the planner assumes ..." for a measured per-direction figure.
+std::string AgainstLink(const std::optional<PlannerLink>& link, double measured, const report::Texts& t) {
+  if (!link || !(measured > 0)) return {};
+  return Tr(t, "collectives.report.vs_link", fmt::arg("percent", fmt::format("{:.0f}", 100 * measured / link->bytes_per_second)),
+                  fmt::arg("bandwidth", core::FormatBytesPerSecond(link->bytes_per_second)), fmt::arg("link", link->link_name));
+}
+
 }  // namespace
 
-std::string RenderCollectivesReport(const bench::CollectivesReport& r, const report::Texts& t) {
+std::optional<PlannerLink> PlannerLinkFor(const std::string& runtime_name, int gpus, const report::Texts& t) {
+  const model::GpuSpec* spec = bench::FindGpuSpec(runtime_name);
+  if (spec == nullptr) return std::nullopt;
+  model::GroupLink group = model::LinkForGroup(*spec, gpus);
+  if (!(group.link.bytes_per_s > 0)) return std::nullopt;
+  PlannerLink out;
+  out.spec_name = spec->name;
+  out.link_id = model::LinkKindId(group.link.kind);
+  out.link_name = Say(t, model::LinkName(*spec, group.link));
+  out.bytes_per_second = group.link.bytes_per_s;
+  out.fell_back_to_pcie = group.fell_back_to_pcie;
+  return out;
+}
+
+std::string RenderCollectivesReport(const bench::CollectivesReport& r, const std::optional<PlannerLink>& link,
+                                    const report::Texts& t) {
   std::string out = Tr(t, "collectives.report.title", fmt::arg("version", r.nccl_version), fmt::arg("library", r.nccl_library),
                        fmt::arg("gpus", r.gpus), fmt::arg("names", Names(r.devices))) +
                     "\n";
@@ -88,14 +121,14 @@ std::string RenderCollectivesReport(const bench::CollectivesReport& r, const rep
     if (c.peak_size_bytes > 0) {
       out += "  " + Tr(t, "collectives.report.peak", fmt::arg("busbw", core::FormatBytesPerSecond(c.peak_busbw_bytes_per_second)),
                        fmt::arg("size", core::FormatBytesBinary(static_cast<double>(c.peak_size_bytes)))) +
-             "\n";
+             AgainstLink(link, c.peak_busbw_bytes_per_second, t) + "\n";
     }
   }
   out += "\n" + t.Get(r.all_verified ? "collectives.report.summary_ok" : "collectives.report.summary_bad") + "\n";
   return out;
 }
 
-nlohmann::json CollectivesReportJson(const bench::CollectivesReport& r) {
+nlohmann::json CollectivesReportJson(const bench::CollectivesReport& r, const std::optional<PlannerLink>& link) {
   auto doc = report::MakeDocument("bench_collectives");
   doc["gpus"] = r.gpus;
   doc["devices"] = nlohmann::json::array();
@@ -104,12 +137,16 @@ nlohmann::json CollectivesReportJson(const bench::CollectivesReport& r) {
   doc["nccl_library"] = r.nccl_library;
   doc["memory_limit_bytes"] = r.memory_limit_bytes;
   doc["all_verified"] = r.all_verified;
+  doc["planner_link"] = LinkJson(link);
   doc["collectives"] = nlohmann::json::array();
   for (const auto& c : r.results) {
     nlohmann::json j = {{"id", model::CollectiveId(c.collective)},
                         {"busbw_factor", c.factor},
                         {"peak_busbw_bytes_per_second", c.peak_busbw_bytes_per_second},
                         {"peak_size_bytes", c.peak_size_bytes},
+                        {"peak_vs_planner_link", link && c.peak_busbw_bytes_per_second > 0
+                                                     ? nlohmann::json(c.peak_busbw_bytes_per_second / link->bytes_per_second)
+                                                     : nlohmann::json(nullptr)},
                         {"skipped_for_memory_bytes", c.skipped_for_memory_bytes}};
     j["sizes"] = nlohmann::json::array();
     for (const auto& s : c.sizes) {
@@ -124,7 +161,7 @@ nlohmann::json CollectivesReportJson(const bench::CollectivesReport& r) {
   return doc;
 }
 
-std::string RenderP2pReport(const bench::P2pReport& r, const report::Texts& t) {
+std::string RenderP2pReport(const bench::P2pReport& r, const std::optional<PlannerLink>& link, const report::Texts& t) {
   std::string out = Tr(t, "collectives.p2p.title", fmt::arg("gpus", r.gpus), fmt::arg("names", Names(r.devices)),
                        fmt::arg("bytes", core::FormatBytesBinary(static_cast<double>(r.buffer_bytes)))) +
                     "\n";
@@ -160,17 +197,30 @@ std::string RenderP2pReport(const bench::P2pReport& r, const report::Texts& t) {
     }
   }
   if (any_host) out += "\n" + t.Get("collectives.p2p.host_note") + "\n";
+  // The best one-way copy against the link the planner assumes between two of these GPUs.
+  double best = 0;
+  for (const auto& m : r.matrices) {
+    if (m.bidirectional) continue;
+    for (const auto& row : m.bytes_per_second) {
+      for (const auto& v : row) best = v && *v > best ? *v : best;
+    }
+  }
+  if (link && best > 0) {
+    out += "\n" + Tr(t, "collectives.p2p.best", fmt::arg("bandwidth", core::FormatBytesPerSecond(best))) +
+           AgainstLink(link, best, t) + "\n";
+  }
   out += "\n" + t.Get(r.all_verified ? "collectives.report.summary_ok" : "collectives.report.summary_bad") + "\n";
   return out;
 }
 
-nlohmann::json P2pReportJson(const bench::P2pReport& r) {
+nlohmann::json P2pReportJson(const bench::P2pReport& r, const std::optional<PlannerLink>& link) {
   auto doc = report::MakeDocument("bench_p2p");
   doc["gpus"] = r.gpus;
   doc["devices"] = nlohmann::json::array();
   for (const auto& d : r.devices) doc["devices"].push_back({{"index", d.index}, {"name", d.name}});
   doc["buffer_bytes"] = r.buffer_bytes;
   doc["peer_access"] = r.peer_access;
+  doc["planner_link"] = LinkJson(link);
   doc["all_verified"] = r.all_verified;
   doc["tests"] = nlohmann::json::array();
   for (const auto& m : r.matrices) {
