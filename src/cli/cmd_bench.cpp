@@ -79,6 +79,8 @@ core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& regis
     table.AddRow({b->Info().id, list, ctx.texts.Get("bench.description." + b->Info().id)});
   }
   ctx.out << table.Render();
+  // The many-GPU benchmarks are not in the registry (they take every GPU at once): named here.
+  ctx.out << "\n" << ctx.texts.Get("collectives.list_note") << "\n";
   return core::ExitCode::kOk;
 }
 
