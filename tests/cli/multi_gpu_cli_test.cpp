@@ -3,6 +3,7 @@
 // text. Runs without a GPU: the one-GPU machine is a device list made here.
 #include <gtest/gtest.h>
 
+#include "bench/nccl_library.h"
 #include "cli/bench_multi_gpu.h"
 #include "cli/multi_gpu_view.h"
 #include "report/i18n.h"
@@ -46,6 +47,17 @@ TEST(MultiGpuCliTest, NoGpuSaysWhyAsTheTourDoes) {
   // Two GPUs: nothing blocks.
   bench::CudaDeviceInfo a, b;
   EXPECT_TRUE(MultiGpuBlocked({a, b}, core::Status::Ok(), "p2p").ok());
+}
+
+TEST(MultiGpuCliTest, MissingNcclIsExit3SayingSoInBothLanguages) {
+  auto lib = bench::nccl::LoadNcclFrom({"libnccl-gpuprobe-absent.so.2"});
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(ExitCodeFor(lib.status()), core::ExitCode::kNotHere);
+  std::string en = Rendered(report::Language::kEn, lib.status());
+  EXPECT_NE(en.find("NCCL not found: none of libnccl-gpuprobe-absent.so.2 can be loaded"), std::string::npos) << en;
+  EXPECT_NE(Rendered(report::Language::kEn, lib.status(), true).find("gpuprobe bench p2p' needs no NCCL"), std::string::npos);
+  std::string zh = Rendered(report::Language::kZh, lib.status());
+  EXPECT_NE(zh.find("找不到 NCCL"), std::string::npos) << zh;
 }
 
 TEST(MultiGpuCliTest, ResultViewsRenderEveryTextAndShowFailures) {
