@@ -50,6 +50,9 @@ struct CollectivesPlan {
   int warmup_iterations = kCollectiveWarmupIterations;
   int iterations = kCollectiveIterations;
   std::uint64_t memory_limit_bytes = 0;  ///< per GPU for one size's buffers; 0 = decided at run time
+  /// Test hook: zero the first output element of GPU 0 before each check, so the check must
+  /// fail (tests/cuda/multi_gpu_gpu_test.cpp proves the verification can fail on a GPU).
+  bool corrupt_for_test = false;
 };
 
 /// The collectives plan for `gpus` ranks (0: not known here) with `free_bytes_per_gpu` the
@@ -76,6 +79,8 @@ struct P2pPlan {
   /// The tests, nvbandwidth's names: device_to_device_memcpy_{read,write}_ce and
   /// device_to_device_bidirectional_memcpy_{read,write}_ce.
   std::vector<std::string> tests;
+  /// Test hook: zero the first element of each destination before it is checked.
+  bool corrupt_for_test = false;
 };
 
 /// The copy-matrix plan for `gpus` GPUs (0: not known here).

@@ -57,5 +57,31 @@ TEST(MultiGpuOnGpu, EveryCopyOfTheMatrixVerifies) {
   }
 }
 
+TEST(MultiGpuOnGpu, ADamagedResultFailsTheCheck) {
+  auto devices = TwoOrMoreGpus();
+  if (devices.size() < 2) GTEST_SKIP() << "needs two or more GPUs";
+  auto nccl = nccl::LoadNccl();
+  if (!nccl.ok()) GTEST_SKIP() << nccl.status().message();
+  auto plan = MakeCollectivesPlan(static_cast<int>(devices.size()), 0);
+  plan.sizes_bytes = {1 << 20};
+  plan.corrupt_for_test = true;
+  auto report = RunCollectives(plan, **nccl, devices);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_FALSE(report->all_verified);
+  for (const auto& c : report->results) {
+    ASSERT_EQ(c.sizes.size(), 1u);
+    EXPECT_FALSE(c.sizes[0].out_of_place.verified) << model::CollectiveId(c.collective);
+    EXPECT_GE(c.sizes[0].out_of_place.mismatches, 1u);
+    EXPECT_EQ(c.peak_busbw_bytes_per_second, 0);  // an unverified size is never the peak
+  }
+  auto p2p = MakeP2pPlan(static_cast<int>(devices.size()));
+  p2p.buffer_bytes = 1 << 20;
+  p2p.iterations = 1;
+  p2p.corrupt_for_test = true;
+  auto copies = RunP2p(p2p, devices);
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  EXPECT_FALSE(copies->all_verified);
+}
+
 }  // namespace
 }  // namespace gpuprobe::bench

@@ -209,6 +209,14 @@ core::Status TimeOne(const nccl::Api& api, const CollectivesPlan& plan, Collecti
     GPUPROBE_RETURN_IF_ERROR(Issue(api, c, ranks, count, in_place));
     GPUPROBE_RETURN_IF_ERROR(SyncAll(ranks));
   }
+  if (plan.corrupt_for_test) {
+    Rank& r0 = *ranks.all().front();
+    float* output = (in_place && c == Collective::kReduceScatter) ? r0.send.get() : r0.recv.get();
+    cudaError_t e = cudaSetDevice(r0.device);
+    if (e == cudaSuccess) e = cudaMemset(output, 0, sizeof(float));
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) return CudaCallFailed("cudaMemset (test hook)", r0.device, e);
+  }
   return Verify(c, ranks, count, in_place, t);
 }
 

@@ -79,11 +79,14 @@ core::Result<double> TimeCopies(std::vector<std::unique_ptr<Gpu>>& gpus, const P
 }
 
 // Reads back the checked ranges of `to`'s destination: they must hold `from`'s pattern.
-core::Status VerifyCopy(std::vector<std::unique_ptr<Gpu>>& gpus, int from, int to, std::uint64_t bytes, P2pMatrix* m) {
+core::Status VerifyCopy(std::vector<std::unique_ptr<Gpu>>& gpus, int from, int to, std::uint64_t bytes, bool corrupt,
+                        P2pMatrix* m) {
   Gpu& g = *gpus[static_cast<size_t>(to)];
   std::uint64_t elements = bytes / sizeof(float);
   std::vector<float> host;
   cudaError_t e = cudaSetDevice(g.device);
+  if (e == cudaSuccess && corrupt) e = cudaMemset(g.dst.get(), 0, sizeof(float));
+  if (e == cudaSuccess && corrupt) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return CudaCallFailed("cudaSetDevice", g.device, e);
   for (const auto& [begin, end] : VerifyRanges(elements, 16, 1024)) {
     host.resize(end - begin);
@@ -167,8 +170,10 @@ core::Result<P2pReport> RunP2p(const P2pPlan& plan, const std::vector<int>& devi
         auto seconds = TimeCopies(gpus, plan, measured, m.bidirectional ? &reverse : nullptr);
         if (!seconds.ok()) return seconds.status();
         if (*seconds > 0) m.bytes_per_second[static_cast<size_t>(row)][static_cast<size_t>(col)] = plan.buffer_bytes / *seconds;
-        GPUPROBE_RETURN_IF_ERROR(VerifyCopy(gpus, measured.from, measured.to, plan.buffer_bytes, &m));
-        if (m.bidirectional) GPUPROBE_RETURN_IF_ERROR(VerifyCopy(gpus, reverse.from, reverse.to, plan.buffer_bytes, &m));
+        GPUPROBE_RETURN_IF_ERROR(VerifyCopy(gpus, measured.from, measured.to, plan.buffer_bytes, plan.corrupt_for_test, &m));
+        if (m.bidirectional) {
+          GPUPROBE_RETURN_IF_ERROR(VerifyCopy(gpus, reverse.from, reverse.to, plan.buffer_bytes, plan.corrupt_for_test, &m));
+        }
       }
     }
     if (m.mismatches > 0) report.all_verified = false;
