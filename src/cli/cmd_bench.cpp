@@ -15,6 +15,7 @@
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "bench/run_plan.h"
+#include "cli/bench_multi_gpu.h"
 #include "cli/bench_view.h"
 #include "cli/command.h"
 #include "core/units.h"
@@ -37,6 +38,7 @@ struct BenchOptions {
   std::string size;
   double seconds = 0;
   bool save = false;
+  bool dry_run = false;
   std::string db;  ///< empty: the default history path
 };
 
@@ -59,6 +61,8 @@ core::ExitCode PrintList(VerbContext& ctx, const bench::BenchmarkRegistry& regis
     table.AddRow({b->Info().id, list, ctx.texts.Get("bench.description." + b->Info().id)});
   }
   ctx.out << table.Render();
+  // The many-GPU benchmarks are not in the registry (they take every GPU at once): named here.
+  ctx.out << "\n" << ctx.texts.Get("collectives.list_note") << "\n";
   return core::ExitCode::kOk;
 }
 
@@ -119,6 +123,18 @@ std::string GpuAbsenceText(const report::Texts& t, const std::string& english) {
 }
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
+  // `bench collectives` and `bench p2p` measure several GPUs together: their own path.
+  if (!o.patterns.empty() && IsMultiGpuBenchmark(o.patterns.front())) {
+    MultiGpuOptions multi;
+    multi.kind = o.patterns.front();
+    multi.names.assign(o.patterns.begin() + 1, o.patterns.end());
+    multi.dry_run = o.dry_run;
+    return RunMultiGpuBench(ctx, multi);
+  }
+  if (o.dry_run) {
+    return FlagError("--dry-run goes with 'bench collectives' or 'bench p2p' (the plan of the whole run: scripts/gpu-check --dry-run)",
+                     "bench.error.dry_run_multi_gpu");
+  }
   bench::BenchmarkRegistry registry;
   bench::RegisterAllBenchmarks(&registry);
   GPUPROBE_RETURN_IF_ERROR(registry.status());
@@ -204,6 +220,7 @@ VerbRunner SetupBenchVerb(CLI::App* command) {
   command->add_option("--threads", o->threads, "CPU worker threads (default: one per physical core)");
   command->add_option("--size", o->size, "working set per array, e.g. 256MiB (matmul: the matrix order, e.g. 1024)");
   command->add_option("--seconds", o->seconds, "time cap per case in seconds (default 0.4 quick, 3 full); burn: how long to load the GPU");
+  command->add_flag("--dry-run", o->dry_run, "with collectives or p2p: print the exact plan, run nothing");
   command->add_flag("--csv", o->csv, "print CSV rows (for sweeps) instead of the table");
   command->add_flag("--save", o->save, "record this run in the history (see 'gpuprobe history')");
   command->add_option("--db", o->db, "history file for --save (default $XDG_DATA_HOME/gpuprobe/history.db)");

@@ -60,6 +60,13 @@ run "bench memory.triad" bench "$bin" --lang zh bench memory.triad --seconds 0.0
 run "bench --list" bench "$bin" --lang zh bench --list
 run "bench unknown id" bench "$bin" --lang zh bench memory.triadd
 run "bench --backend cuda" bench "$bin" --lang zh bench --backend cuda
+run "bench collectives (fewer than two GPUs: exit 3)" bench "$bin" --lang zh bench collectives
+run "bench p2p (fewer than two GPUs: exit 3)" bench "$bin" --lang zh bench p2p
+run "bench collectives --dry-run" bench "$bin" --lang zh bench collectives --dry-run
+run "bench p2p --dry-run" bench "$bin" --lang zh bench p2p --dry-run
+run "bench collectives, unknown name" bench "$bin" --lang zh bench collectives gather --dry-run
+run "bench p2p, extra name" bench "$bin" --lang zh bench p2p all_reduce
+run "bench --dry-run without collectives" bench "$bin" --lang zh bench memory.triad --dry-run
 for i in 1 2; do
   run "bench --save $i" bench "$bin" --lang zh bench memory.triad --seconds 0.01 --save --db "$dir/h.db"
 done
