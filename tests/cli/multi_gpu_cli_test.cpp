@@ -5,6 +5,7 @@
 
 #include "bench/nccl_library.h"
 #include "cli/bench_multi_gpu.h"
+#include "cli/cli_app.h"
 #include "cli/multi_gpu_view.h"
 #include "report/i18n.h"
 #include "report/status_text.h"
