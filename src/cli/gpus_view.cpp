@@ -203,13 +203,13 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
     links.push_back({t.Get("gpus.show.pci_id"), ids, DataNote(t, g.pci_device_ids_source)});
   }
-  links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, t.Get("gpus.explain.form_factor")});
+  links.push_back({t.Get("gpus.show.form_factor"), Tr(t, "gpus.show.data", fmt::arg("value", g.form_factor)), t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
   out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
   std::string sources;
-  for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + s;
+  for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + Tr(t, "gpus.show.data", fmt::arg("value", s));
   out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";
   return out;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/inspect_view.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -68,11 +69,11 @@ std::string RenderAssessment(const telemetry::Assessment& a, const report::Texts
   for (const auto& f : a.findings) {
     out += fmt::format("  [{}] GPU {} {}: {}\n", telemetry::SeverityName(f.severity), f.gpu, f.id, FindingEvidence(f, t));
     std::string facts;
-    for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + fact.field + " = " + fact.value;
+    for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + Tr(t, "inspect.fact", fmt::arg("field", fact.field), fmt::arg("value", fact.value));
     if (!facts.empty()) out += "      " + Tr(t, "inspect.facts", facts) + "\n";
     if (!f.missing.empty()) {
       std::string missing;
-      for (const auto& m : f.missing) missing += (missing.empty() ? "" : ", ") + m;
+      for (const auto& m : f.missing) missing += (missing.empty() ? "" : ", ") + QuotedValue(m, t);
       out += "      " + Tr(t, "inspect.confidence_reduced", missing) + "\n";
     }
     out += "      " + t.Get("finding." + f.id + ".explain") + "\n";
@@ -92,7 +93,7 @@ std::string RenderAssessment(const telemetry::Assessment& a, const report::Texts
   for (const auto& [gpu, entry] : by_gpu) {
     std::string ids, fields;
     for (const auto& id : entry.first) ids += (ids.empty() ? "" : ", ") + id;
-    for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + m;
+    for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + QuotedValue(m, t);
     std::string rest = Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields));
     auto same = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == rest; });
     if (same == lines.end()) {

@@ -303,6 +303,11 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
                         : result.schema_version < 0 ? std::string("with an unreadable number")
                                                     : "v" + std::to_string(result.schema_version);
     result.warnings.push_back(fmt::format("schema {} is not one gpuprobe knows (v10-v{}); read as v{}", named, kNewestSchema, kNewestSchema));
+    core::MessageArgs args = {{"newest", std::to_string(kNewestSchema)}, {"version", std::to_string(result.schema_version)}};
+    result.warning_texts.push_back({result.schema_version == 0  ? "inspect.warning.schema_unnamed"
+                                    : result.schema_version < 0 ? "inspect.warning.schema_unreadable"
+                                                                : "inspect.warning.schema_unknown",
+                                    args});
     if (result.schema_version < 0) result.schema_version = 0;
   }
   Header header = ReadHeader(log, &diagnostics);
@@ -316,8 +321,11 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
   if (attached && *attached != static_cast<int>(result.gpus.size())) {
     result.warnings.push_back(fmt::format("attached_gpus says {} but the file has {} <gpu> block(s); trusting the blocks",
                                           *attached, result.gpus.size()));
+    result.warning_texts.push_back(
+        {"inspect.warning.attached_gpus", {{"attached", std::to_string(*attached)}, {"blocks", std::to_string(result.gpus.size())}}});
   }
   for (auto& note : diagnostics.Messages()) result.warnings.push_back(std::move(note));
+  for (auto& text : diagnostics.Texts()) result.warning_texts.push_back(std::move(text));
   return result;
 }
 
