@@ -24,7 +24,7 @@ std::string PlanCommand(const model::TaskRule& rule, int tp, const std::string& 
 }
 
 std::string Pick(const report::Texts& t, int rank, const model::TaskCandidate& c) {
-  std::string out = fmt::format("  {}. {}\n", rank, c.gpu->name);
+  std::string out = fmt::format("  {}. {}\n", rank, GpuNameText(c.gpu->name, t));
   for (const auto& reason : c.reasons) out += "       " + Say(t, reason) + "\n";
   return out;
 }
