@@ -95,7 +95,10 @@ core::Result<Reading> ReadState(const InspectOptions& o) {
   telemetry::smi::Diagnostics diagnostics;
   auto gpus = telemetry::ReadNvmlSnapshots(**nvml, &diagnostics);
   if (!gpus.ok()) return gpus.status();
-  if (gpus->empty()) return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container");
+  if (gpus->empty()) {
+    return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container")
+        .WithKeys("error.inspect.nvml_no_gpu", {}, "error.inspect.nvml_no_gpu.hint");
+  }
   reading.source_label = "NVML (" + (*nvml)->loaded_from() + ")";
   reading.sets.push_back({"", std::move(gpus.value())});
   for (const auto& w : diagnostics.Messages()) reading.warnings.push_back(w);
@@ -152,9 +155,13 @@ void PrintWarnings(VerbContext& ctx, const Reading& reading) {
 }
 
 core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o) {
-  if (!o.from.empty()) return core::Status::InvalidArgument("--watch reads live state; it cannot be combined with --from");
-  if (o.watch < 0.1 || o.watch > 3600) return core::Status::InvalidArgument("--watch needs an interval between 0.1 and 3600 seconds");
-  if (o.count < 0) return core::Status::InvalidArgument("--count must be positive");
+  if (!o.from.empty()) {
+    return core::Status::InvalidArgument("--watch reads live state; it cannot be combined with --from").WithKeys("error.inspect.watch_from", {});
+  }
+  if (o.watch < 0.1 || o.watch > 3600) {
+    return core::Status::InvalidArgument("--watch needs an interval between 0.1 and 3600 seconds").WithKeys("error.inspect.watch_interval", {});
+  }
+  if (o.count < 0) return core::Status::InvalidArgument("--count must be positive").WithKeys("error.inspect.count_positive", {});
   bool terminal = isatty(STDOUT_FILENO) != 0 && !ctx.options.json;
   std::vector<std::deque<double>> util, memory, power;
   core::ExitCode worst = core::ExitCode::kOk;
@@ -231,7 +238,7 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     return core::ExitCode::kOk;
   }
   if (o.watch >= 0) return RunWatch(ctx, o);
-  if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
+  if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch").WithKeys("error.inspect.count_needs_watch", {});
   auto reading = ReadState(o);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, *reading);

@@ -281,7 +281,8 @@ int SchemaVersion(std::string_view xml) {
 core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
   // Entity declarations are how XXE and billion-laughs attacks begin; real captures have none.
   if (xml.find("<!ENTITY") != std::string_view::npos) {
-    return core::Status::ParseError("the XML declares entities, which nvidia-smi never does; refusing to read it");
+    return core::Status::ParseError("the XML declares entities, which nvidia-smi never does; refusing to read it")
+        .WithKeys("error.capture.xml_entities", {});
   }
   pugi::xml_document document;
   // pugixml parses without recursion; the depth is checked right after, before any use.
@@ -294,7 +295,9 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
     return core::Status::ParseError(fmt::format("elements are nested more than {} deep; nvidia-smi output is never deeper than 8", kMaxDepth));
   }
   pugi::xml_node log = document.child("nvidia_smi_log");
-  if (!log) return core::Status::ParseError("not nvidia-smi -q -x output: the root element is not <nvidia_smi_log>");
+  if (!log) {
+    return core::Status::ParseError("not nvidia-smi -q -x output: the root element is not <nvidia_smi_log>").WithKeys("error.capture.xml_root", {});
+  }
   XmlParseResult result;
   smi::Diagnostics diagnostics;
   result.schema_version = SchemaVersion(xml);
@@ -316,7 +319,7 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
     s.index = static_cast<int>(result.gpus.size());
     result.gpus.push_back(std::move(s));
   }
-  if (result.gpus.empty()) return core::Status::ParseError("nvidia-smi -q -x output lists no <gpu> block");
+  if (result.gpus.empty()) return core::Status::ParseError("nvidia-smi -q -x output lists no <gpu> block").WithKeys("error.capture.xml_no_gpu", {});
   auto attached = smi::Integer(log.child_value("attached_gpus"));
   if (attached && *attached != static_cast<int>(result.gpus.size())) {
     result.warnings.push_back(fmt::format("attached_gpus says {} but the file has {} <gpu> block(s); trusting the blocks",
