@@ -41,7 +41,7 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
   int shown = 0;
   for (const auto& e : a.gpus) {
     if (shown++ >= top) break;
-    std::vector<std::string> row = {e.gpu->name, core::FormatSeconds(e.compute_seconds), core::FormatSeconds(e.transfer_seconds),
+    std::vector<std::string> row = {GpuNameText(e.gpu->name, t), core::FormatSeconds(e.compute_seconds), core::FormatSeconds(e.transfer_seconds),
                                     core::FormatSeconds(e.launch_seconds), core::FormatSeconds(e.total_seconds),
                                     core::FormatSeconds(e.resident_seconds),
                                     fmt::format("x{:.2f} / x{:.2f}", e.speedup, e.resident_speedup),
@@ -63,11 +63,11 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
   for (const auto& c : a.criteria) {
     out += fmt::format("  {:+d}  {}: {}\n", c.score, t.Get("advise.criterion." + c.id), Say(t, c.reason));
   }
-  out += "\n" + Tr(t, "advise.verdict." + model::VerdictName(a.verdict), fmt::arg("gpu", a.pick ? a.pick->name : "")) + "\n";
+  out += "\n" + Tr(t, "advise.verdict." + model::VerdictName(a.verdict), fmt::arg("gpu", a.pick ? GpuNameText(a.pick->name, t) : "")) + "\n";
   out += "  " + Say(t, a.reason) + "\n";
   if (a.cheapest >= 0) {
     const model::GpuEstimate& e = a.gpus[static_cast<size_t>(a.cheapest)];
-    out += "  " + Tr(t, "advise.cheapest", fmt::arg("gpu", e.gpu->name), fmt::arg("usd", Dollars(t, e.price->usd_per_hour)),
+    out += "  " + Tr(t, "advise.cheapest", fmt::arg("gpu", GpuNameText(e.gpu->name, t)), fmt::arg("usd", Dollars(t, e.price->usd_per_hour)),
                      fmt::arg("cost", Dollars(t, e.usd_per_million_calls)),
                      fmt::arg("source", e.price->user_given ? t.Get("plan.price.given")
                                                             : Tr(t, "plan.price.table", fmt::arg("provider", e.price->provider),

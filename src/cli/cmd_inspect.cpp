@@ -24,6 +24,7 @@
 #include "core/file_io.h"
 #include "core/units.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
 #include "telemetry/capture_reader.h"
 #include "telemetry/findings.h"
 #include "telemetry/nvml_library.h"
@@ -49,12 +50,33 @@ struct InspectOptions {
 };
 
 struct Reading {
-  std::string source_label;
+  std::string source_label;  ///< English, for the JSON
+  std::string from;          ///< the --from path, "-" for standard input; empty for NVML
+  telemetry::CaptureFormat format = telemetry::CaptureFormat::kUnknown;
   std::vector<telemetry::CaptureSet> sets;
   std::vector<std::string> warnings;  ///< each already prefixed with the file (or NVML)
+  std::vector<core::TextRef> warning_texts;  ///< the same as text keys (an empty one: show the English)
+  std::string warning_prefix;                ///< the file the warnings are about; empty for NVML
 };
 
 std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
+
+// Where the state came from, in the reader's words: the file and its format, or NVML.
+std::string SourceText(const Reading& r, const report::Texts& t) {
+  if (r.from.empty()) return r.source_label;
+  std::string format;
+  switch (r.format) {
+    case telemetry::CaptureFormat::kXml: format = "xml"; break;
+    case telemetry::CaptureFormat::kText: format = "text"; break;
+    case telemetry::CaptureFormat::kTable: format = "table"; break;
+    case telemetry::CaptureFormat::kCsv: format = "csv"; break;
+    case telemetry::CaptureFormat::kJson: format = "json"; break;
+    case telemetry::CaptureFormat::kSectioned: format = "sectioned"; break;
+    case telemetry::CaptureFormat::kUnknown: format = "unknown"; break;
+  }
+  return Tr(t, "inspect.source.file", fmt::arg("file", r.from == "-" ? t.Get("inspect.source.stdin") : r.from),
+            fmt::arg("format", t.Get("inspect.format." + format)));
+}
 
 // `text` is the --from file already read (standard input can be read only once).
 core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
@@ -66,8 +88,12 @@ core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text
     auto capture = telemetry::ReadCapture(*read);
     if (!capture.ok()) return capture.status().WithContext(label);
     reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
+    reading.from = o.from;
+    reading.format = capture->format;
     reading.sets = std::move(capture->sets);
     for (const auto& w : capture->warnings) reading.warnings.push_back(label + ": " + w);
+    reading.warning_texts = capture->warning_texts;
+    reading.warning_prefix = o.from;
     return reading;
   }
   auto nvml = telemetry::NvmlLibrary::Load();
@@ -76,10 +102,14 @@ core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text
   telemetry::smi::Diagnostics diagnostics;
   auto gpus = telemetry::ReadNvmlSnapshots(**nvml, &diagnostics);
   if (!gpus.ok()) return gpus.status();
-  if (gpus->empty()) return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container");
+  if (gpus->empty()) {
+    return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container")
+        .WithKeys("error.inspect.nvml_no_gpu", {}, "error.inspect.nvml_no_gpu.hint");
+  }
   reading.source_label = "NVML (" + (*nvml)->loaded_from() + ")";
   reading.sets.push_back({"", std::move(gpus.value())});
   for (const auto& w : diagnostics.Messages()) reading.warnings.push_back(w);
+  reading.warning_texts = diagnostics.Texts();
   return reading;
 }
 
@@ -119,14 +149,26 @@ std::string Sparkline(const std::deque<double>& values, double max) {
   return out;
 }
 
-void PrintWarnings(VerbContext& ctx, const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) ctx.err << "gpuprobe: warning: " << w << "\n";
+// Each warning in the reader's language where it has a text key, else as written.
+void PrintWarnings(VerbContext& ctx, const Reading& reading) {
+  for (size_t i = 0; i < reading.warnings.size(); ++i) {
+    bool keyed = i < reading.warning_texts.size() && !reading.warning_texts[i].empty();
+    std::string text = keyed ? report::FormatWithArgs(ctx.texts, reading.warning_texts[i].key, reading.warning_texts[i].args) : reading.warnings[i];
+    if (keyed && !reading.warning_prefix.empty()) {
+      text = (reading.warning_prefix == "-" ? ctx.texts.Get("inspect.source.stdin") : reading.warning_prefix) + ": " + text;
+    }
+    ctx.err << Tr(ctx.texts, "inspect.warning", fmt::arg("text", text)) << "\n";
+  }
 }
 
 core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o) {
-  if (!o.from.empty()) return core::Status::InvalidArgument("--watch reads live state; it cannot be combined with --from");
-  if (o.watch < 0.1 || o.watch > 3600) return core::Status::InvalidArgument("--watch needs an interval between 0.1 and 3600 seconds");
-  if (o.count < 0) return core::Status::InvalidArgument("--count must be positive");
+  if (!o.from.empty()) {
+    return core::Status::InvalidArgument("--watch reads live state; it cannot be combined with --from").WithKeys("error.inspect.watch_from", {});
+  }
+  if (o.watch < 0.1 || o.watch > 3600) {
+    return core::Status::InvalidArgument("--watch needs an interval between 0.1 and 3600 seconds").WithKeys("error.inspect.watch_interval", {});
+  }
+  if (o.count < 0) return core::Status::InvalidArgument("--count must be positive").WithKeys("error.inspect.count_positive", {});
   bool terminal = isatty(STDOUT_FILENO) != 0 && !ctx.options.json;
   std::vector<std::deque<double>> util, memory, power;
   core::ExitCode worst = core::ExitCode::kOk;
@@ -134,7 +176,7 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
   for (int sample = 0; o.count == 0 || sample < o.count; ++sample) {
     auto reading = ReadState(o);
     if (!reading.ok()) return reading.status();  // a GPU that vanished mid-run ends the watch with its reason
-    if (sample == 0) PrintWarnings(ctx, reading->warnings);
+    if (sample == 0) PrintWarnings(ctx, *reading);
     const auto& gpus = reading->sets.front().gpus;
     auto assessment = telemetry::Assess(gpus);
     if (telemetry::WorstSeverity(assessment.findings) != telemetry::Severity::kInfo) worst = core::ExitCode::kProblemsFound;
@@ -209,20 +251,15 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     return RunLiveTopology(ctx);
   }
   if (o.watch >= 0) return RunWatch(ctx, o);
-  if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch");
-  std::optional<std::string> text;
-  if (!o.from.empty()) {
-    auto read = core::ReadTextFile(o.from, kMaxCaptureBytes);
-    if (!read.ok()) return read.status();
-    text = std::move(read.value());
-    if (o.query_gpu.empty()) {
-      auto shown = RunInterconnectInspect(ctx, SourceLabel(o), *text);
-      if (shown) return std::move(*shown);
-    }
-  }
-  auto reading = ReadState(o, text ? &*text : nullptr);
+std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
+
+  if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch").WithKeys("error.inspect.count_needs_watch", {});
+  auto reading = ReadState(o);
+
+// `text` is the --from file already read (standard input can be read only once).
+core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
   if (!reading.ok()) return reading.status();
-  PrintWarnings(ctx, reading->warnings);
+  PrintWarnings(ctx, *reading);
 
   if (!o.query_gpu.empty()) {
     std::vector<Snapshot> all;
@@ -239,10 +276,10 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     ctx.out << report::RenderJson(InspectDocument(*reading, ctx.texts, &findings_all));
   } else {
     int width = TerminalWidth();
-    std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", reading->source_label)) + "\n";
+    std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", SourceText(*reading, ctx.texts))) + "\n";
     for (const auto& set : reading->sets) {
       out += "\n";
-      if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", set.state)) + "\n";
+      if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", CaptureValueText("state", set.state, ctx.texts))) + "\n";
       for (const auto& g : set.gpus) out += RenderGpu(g, MatchOf(g), ctx.texts, width) + "\n";
       auto assessment = telemetry::Assess(set.gpus);
       findings_all.insert(findings_all.end(), assessment.findings.begin(), assessment.findings.end());

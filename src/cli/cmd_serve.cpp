@@ -151,8 +151,10 @@ serve::HttpReply Handle(const serve::HttpRequest& request, SharedState& state, c
 core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   auto listen = serve::ParseListen(o.listen);
   if (!listen.ok()) return listen.status();
-  if (!(o.interval >= 0.1 && o.interval <= 3600)) return core::Status::InvalidArgument("--interval must be between 0.1 and 3600 seconds");
-  if (o.healthz != "ready" && o.healthz != "live") return core::Status::InvalidArgument("--healthz must be 'ready' or 'live'");
+  if (!(o.interval >= 0.1 && o.interval <= 3600)) {
+    return core::Status::InvalidArgument("--interval must be between 0.1 and 3600 seconds").WithKeys("error.serve.interval", {});
+  }
+  if (o.healthz != "ready" && o.healthz != "live") return core::Status::InvalidArgument("--healthz must be 'ready' or 'live'").WithKeys("error.serve.healthz", {});
   bool loopback = serve::IsLoopbackHost(listen->host);
   if (!loopback && !o.allow_remote) {
     return core::Status::InvalidArgument(

@@ -112,7 +112,7 @@ AnswerText Answer(const Finding& f, const doctor::ErrorMatcher& m, const report:
     }
     for (const auto& c : e.causes) a.causes.push_back(c.In(lang));
     for (const auto& x : e.fixes) a.fixes.push_back(x.In(lang));
-    a.confirm = e.confirm;
+    for (const auto& c : e.confirm) a.confirm.push_back(c.In(lang));
   } else if (!f.xid && f.status != nullptr) {
     StatusAnswer(*f.status, m, t, a);
   }

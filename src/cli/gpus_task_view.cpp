@@ -14,17 +14,17 @@ namespace {
 
 using nlohmann::json;
 
-// The `plan` command line that plans the same job on one GPU.
-std::string PlanCommand(const model::TaskRule& rule, int tp) {
+// The `plan` command line that plans the same job on one GPU; `gpu` stands for the GPU's name.
+std::string PlanCommand(const model::TaskRule& rule, int tp, const std::string& gpu = "NAME") {
   std::string command = fmt::format("gpuprobe plan --params {:g}B --mode {} --seq {}", rule.params / 1e9,
                                     model::JobModeName(rule.mode), rule.seq);
   if (rule.checkpointing && rule.mode != model::JobMode::kQlora) command += " --checkpointing";
   if (tp > 1) command += fmt::format(" --tp {}", tp);
-  return command + " --gpu NAME";
+  return command + " --gpu " + gpu;
 }
 
 std::string Pick(const report::Texts& t, int rank, const model::TaskCandidate& c) {
-  std::string out = fmt::format("  {}. {}\n", rank, c.gpu->name);
+  std::string out = fmt::format("  {}. {}\n", rank, GpuNameText(c.gpu->name, t));
   for (const auto& reason : c.reasons) out += "       " + Say(t, reason) + "\n";
   return out;
 }
@@ -39,7 +39,7 @@ std::string RenderTask(const model::TaskResult& r, const report::Texts& t) {
   out += "  " + Tr(t, "gpus.task.job", fmt::arg("mode", t.Get("plan.mode." + model::JobModeName(rule.mode))),
                    fmt::arg("params", FormatParams(t, rule.params)), fmt::arg("dtype", model::DTypeName(rule.dtype)),
                    fmt::arg("seq", rule.seq), fmt::arg("batch", rule.batch), fmt::arg("split", split)) + "\n";
-  out += "  " + Tr(t, "gpus.task.same_as", fmt::arg("command", PlanCommand(rule, rule.smallest_tensor_parallel ? 1 : rule.tensor_parallel))) + "\n";
+  out += "  " + Tr(t, "gpus.task.same_as", fmt::arg("command", PlanCommand(rule, rule.smallest_tensor_parallel ? 1 : rule.tensor_parallel, t.Get("gpus.task.gpu_placeholder")))) + "\n";
   int eligible = 0, fitting = 0;
   for (const auto& c : r.evaluated) {
     eligible += c.eligible;

@@ -85,15 +85,15 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
     if (peer.kind != model::LinkKind::kPcie && peer.kind != model::LinkKind::kNone) {
       link += (link.empty() ? "" : ", ") + Say(t, model::LinkName(g, peer));
     }
-    if (link.empty()) link = g.host_interface.substr(0, 24);
-    table.AddRow({g.name, g.architecture, MemoryTotal(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
+    if (link.empty() && !g.host_interface.empty()) link = Tr(t, "gpus.show.data", fmt::arg("value", g.host_interface.substr(0, 24)));
+    table.AddRow({GpuNameText(g.name, t), g.architecture, MemoryTotal(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
                   Tflops(g.fp32_vector_tflops, t), g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : "?", link});
   }
   return t.Get("gpus.units") + "\n" + table.Render() + "\n" + t.Get("gpus.list.footer") + "\n";
 }
 
 std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
-  std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", g.name, g.vendor, g.architecture, g.chip,
+  std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", GpuNameText(g.name, t), g.vendor, g.architecture, g.chip,
                                 g.compute_capability, t.Get("gpus.confidence"),
                                 t.Has("gpus.confidence." + g.confidence) ? t.Get("gpus.confidence." + g.confidence) : g.confidence);
 
@@ -186,7 +186,7 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
                         fmt::arg("encoding", *g.pcie_generation <= 2 ? "8b/10b" : "128b/130b"),
                         fmt::arg("raw", Gbps(*pcie / model::PcieEncodingEfficiency(*g.pcie_generation) * 2)))});
   } else {
-    links.push_back({t.Get("gpus.show.host"), g.host_interface, ""});
+    links.push_back({t.Get("gpus.show.host"), Tr(t, "gpus.show.data", fmt::arg("value", g.host_interface)), ""});
   }
   {
     model::GpuLink peer = model::PeerLink(g);
@@ -203,13 +203,13 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
     links.push_back({t.Get("gpus.show.pci_id"), ids, DataNote(t, g.pci_device_ids_source)});
   }
-  links.push_back({t.Get("gpus.show.form_factor"), g.form_factor, t.Get("gpus.explain.form_factor")});
+  links.push_back({t.Get("gpus.show.form_factor"), Tr(t, "gpus.show.data", fmt::arg("value", g.form_factor)), t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
   out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
   std::string sources;
-  for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + s;
+  for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + Tr(t, "gpus.show.data", fmt::arg("value", s));
   out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";
   return out;
 }
@@ -259,10 +259,10 @@ std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const repo
     if (!a || !b || *b <= 0) return "?";
     return fmt::format("x{:.2f}", *a / *b);
   };
-  out += "\n" + Tr(t, "gpus.compare.ratios", fmt::arg("base", base.name)) + "\n";
+  out += "\n" + Tr(t, "gpus.compare.ratios", fmt::arg("base", GpuNameText(base.name, t))) + "\n";
   for (size_t i = 1; i < gpus.size(); ++i) {
     const GpuSpec& g = *gpus[i];
-    out += "  " + Tr(t, "gpus.compare.ratio_line", fmt::arg("gpu", g.name),
+    out += "  " + Tr(t, "gpus.compare.ratio_line", fmt::arg("gpu", GpuNameText(g.name, t)),
                      fmt::arg("bandwidth", ratio(model::MemoryBandwidthBytesPerSecond(g), model::MemoryBandwidthBytesPerSecond(base))),
                      fmt::arg("bf16", ratio(model::PeakFlops(g, "bf16"), model::PeakFlops(base, "bf16"))),
                      fmt::arg("memory", ratio(model::MemoryTotalBytes(g), model::MemoryTotalBytes(base)))) +

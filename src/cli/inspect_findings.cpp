@@ -7,11 +7,20 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/inspect_view.h"
 
 namespace gpuprobe::cli {
 namespace {
 
 using telemetry::Finding;
+
+// A field as nvidia-smi's query names it (utilization.gpu, persistence_mode) reads as an
+// identifier; any other name (processes, process used_memory) is quoted in Chinese, where it
+// stays English.
+std::string FieldText(const std::string& field, const report::Texts& t) {
+  bool identifier = field.find(' ') == std::string::npos && field.find_first_of("._") != std::string::npos;
+  return identifier ? field : QuotedValue(field, t);
+}
 
 // Formats text `key` with the finding's named values; a text that does not format (a
 // translation naming a value the finding lacks) is shown as written rather than lost.
@@ -68,11 +77,11 @@ std::string RenderAssessment(const telemetry::Assessment& a, const report::Texts
   for (const auto& f : a.findings) {
     out += fmt::format("  [{}] GPU {} {}: {}\n", telemetry::SeverityName(f.severity), f.gpu, f.id, FindingEvidence(f, t));
     std::string facts;
-    for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + fact.field + " = " + fact.value;
+    for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + Tr(t, "inspect.fact", fmt::arg("field", FieldText(fact.field, t)), fmt::arg("value", fact.value));
     if (!facts.empty()) out += "      " + Tr(t, "inspect.facts", facts) + "\n";
     if (!f.missing.empty()) {
       std::string missing;
-      for (const auto& m : f.missing) missing += (missing.empty() ? "" : ", ") + m;
+      for (const auto& m : f.missing) missing += (missing.empty() ? "" : ", ") + FieldText(m, t);
       out += "      " + Tr(t, "inspect.confidence_reduced", missing) + "\n";
     }
     out += "      " + t.Get("finding." + f.id + ".explain") + "\n";
@@ -92,7 +101,7 @@ std::string RenderAssessment(const telemetry::Assessment& a, const report::Texts
   for (const auto& [gpu, entry] : by_gpu) {
     std::string ids, fields;
     for (const auto& id : entry.first) ids += (ids.empty() ? "" : ", ") + id;
-    for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + m;
+    for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + FieldText(m, t);
     std::string rest = Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields));
     auto same = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == rest; });
     if (same == lines.end()) {

@@ -23,17 +23,19 @@ std::string Opt(const std::optional<double>& v, const char* format_spec, const s
   return v ? fmt::format(fmt::runtime(format_spec), *v) : none;
 }
 
-std::string ReasonText(std::uint64_t bits) {
+std::string ReasonText(std::uint64_t bits, const report::Texts& t) {
   using namespace telemetry::clock_event;
-  static const std::pair<std::uint64_t, const char*> kNames[] = {
-      {kGpuIdle, "idle"},           {kApplicationsClocks, "app clocks"}, {kSwPowerCap, "SW power cap"},
-      {kHwSlowdown, "HW slowdown"}, {kHwThermal, "HW thermal"},          {kHwPowerBrake, "HW power brake"},
-      {kSwThermal, "SW thermal"},   {kSyncBoost, "sync boost"},          {kDisplayClock, "display clock"}};
+  static const std::pair<std::uint64_t, const char*> kKeys[] = {
+      {kGpuIdle, "inspect.reason.idle"},           {kApplicationsClocks, "inspect.reason.app_clocks"},
+      {kSwPowerCap, "inspect.reason.sw_power_cap"}, {kHwSlowdown, "inspect.reason.hw_slowdown"},
+      {kHwThermal, "inspect.reason.hw_thermal"},    {kHwPowerBrake, "inspect.reason.hw_power_brake"},
+      {kSwThermal, "inspect.reason.sw_thermal"},    {kSyncBoost, "inspect.reason.sync_boost"},
+      {kDisplayClock, "inspect.reason.display_clock"}};
   std::string out;
-  for (const auto& [bit, name] : kNames) {
-    if (bits & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  for (const auto& [bit, key] : kKeys) {
+    if (bits & bit) out += (out.empty() ? "" : t.Get("inspect.list_separator")) + t.Get(key);
   }
-  return out.empty() ? "none" : out;
+  return out.empty() ? t.Get("inspect.none") : out;
 }
 
 std::string Join(const std::vector<std::string>& parts, const char* separator) {
@@ -70,19 +72,23 @@ std::string TemperatureText(const Snapshot& s, const report::Texts& t) {
 std::string SpecText(const SpecMatch& m, const report::Texts& t) {
   std::string id = m.pci_device_id.empty() ? t.Get("inspect.not_reported") : m.pci_device_id;
   if (m.spec == nullptr) return Tr(t, "inspect.spec.none", fmt::arg("id", id));
-  return Tr(t, m.by == "pci_device_id" ? "inspect.spec.by_pci" : "inspect.spec.by_name", fmt::arg("name", m.spec->name), fmt::arg("id", id));
+  return Tr(t, m.by == "pci_device_id" ? "inspect.spec.by_pci" : "inspect.spec.by_name", fmt::arg("name", QuotedValue(m.spec->name, t)), fmt::arg("id", id));
 }
 
-std::string ModesText(const Snapshot& s) {
+std::string ModesText(const Snapshot& s, const report::Texts& t) {
   std::vector<std::string> modes;
   if (!s.performance_state.empty()) modes.push_back(s.performance_state);
-  if (s.persistence_mode) modes.push_back(*s.persistence_mode ? "persistence on" : "persistence off");
-  if (!s.driver_model.empty()) modes.push_back("driver model " + s.driver_model);
-  if (s.display_active && *s.display_active) modes.push_back("display active");
-  if (!s.virtualization_mode.empty() && s.virtualization_mode != "None") modes.push_back("virtualization " + s.virtualization_mode);
-  if (s.mig_enabled) modes.push_back(*s.mig_enabled ? fmt::format("MIG on ({} instances)", s.mig_instances.size()) : "MIG off");
-  if (!s.compute_mode.empty()) modes.push_back("compute " + s.compute_mode);
-  return Join(modes, ", ");
+  if (s.persistence_mode) modes.push_back(t.Get(*s.persistence_mode ? "inspect.mode.persistence_on" : "inspect.mode.persistence_off"));
+  if (!s.driver_model.empty()) modes.push_back(Tr(t, "inspect.mode.driver_model", fmt::arg("model", CaptureValueText("driver_model", s.driver_model, t))));
+  if (s.display_active && *s.display_active) modes.push_back(t.Get("inspect.mode.display_active"));
+  if (!s.virtualization_mode.empty() && s.virtualization_mode != "None") {
+    modes.push_back(Tr(t, "inspect.mode.virtualization", fmt::arg("mode", CaptureValueText("virtualization", s.virtualization_mode, t))));
+  }
+  if (s.mig_enabled) {
+    modes.push_back(*s.mig_enabled ? Tr(t, "inspect.mode.mig_on", fmt::arg("count", s.mig_instances.size())) : t.Get("inspect.mode.mig_off"));
+  }
+  if (!s.compute_mode.empty()) modes.push_back(Tr(t, "inspect.mode.compute", fmt::arg("mode", CaptureValueText("compute_mode", s.compute_mode, t))));
+  return Join(modes, t.Get("inspect.list_separator").c_str());
 }
 
 std::string ProcessTable(const Snapshot& s, const report::Texts& t, int width) {
@@ -102,15 +108,26 @@ std::string ProcessTable(const Snapshot& s, const report::Texts& t, int width) {
     for (size_t c = 0; c < 3; ++c) widths[c] = std::max(widths[c], report::DisplayWidth(row[c]));
   }
   used = 4 + widths[0] + widths[1] + widths[2] + 3 * 2;
-  int name_width = std::max(16, width - used);
+  int name_width = std::max(16, width - used - report::DisplayWidth(QuotedValue("", t)));
   for (size_t i = 0; i < s.processes.size(); ++i) {
     const std::string& name = s.processes[i].name;
-    table.AddRow({fixed[i][0], fixed[i][1], fixed[i][2], name.empty() ? "?" : ElideMiddle(name, name_width)});
+    table.AddRow({fixed[i][0], fixed[i][1], fixed[i][2], name.empty() ? "?" : QuotedValue(ElideMiddle(name, name_width), t)});
   }
   return table.Render(4);
 }
 
 }  // namespace
+
+std::string QuotedValue(const std::string& value, const report::Texts& t) { return Tr(t, "inspect.quoted", fmt::arg("value", value)); }
+
+std::string CaptureValueText(const char* kind, const std::string& value, const report::Texts& t) {
+  std::string key = std::string("inspect.") + kind + ".";
+  for (char c : value) {
+    unsigned char u = static_cast<unsigned char>(c);
+    key += std::isalnum(u) && u < 0x80 ? static_cast<char>(std::tolower(u)) : '_';
+  }
+  return t.Has(key) ? t.Get(key) : QuotedValue(value, t);
+}
 
 std::string NormalizedGpuName(std::string_view name) {
   std::string out;
@@ -217,14 +234,15 @@ int TerminalWidth() {
 std::string RenderGpu(const Snapshot& s, const SpecMatch& spec, const report::Texts& t, int width) {
   const std::string na = t.Get("inspect.not_reported");
   report::TextTable table;
-  table.AddSection(fmt::format("GPU {}: {}  {}", s.index.value_or(0), s.name.empty() ? t.Get("inspect.unnamed") : s.name, s.pci_bus_id));
+  table.AddSection(fmt::format("GPU {}: {}  {}", s.index.value_or(0), s.name.empty() ? t.Get("inspect.unnamed") : QuotedValue(s.name, t), s.pci_bus_id));
   auto row = [&](const char* key, std::string value, const char* meaning_key) {
     table.AddRow({t.Get(key), std::move(value), meaning_key ? t.Get(meaning_key) : ""});
   };
-  row("inspect.row.identity", fmt::format("{}{}", s.architecture.empty() ? "" : s.architecture + ", ", s.uuid.empty() ? na : s.uuid), nullptr);
+  row("inspect.row.identity", fmt::format("{}{}", s.architecture.empty() ? "" : QuotedValue(s.architecture, t) + ", ", s.uuid.empty() ? na : s.uuid), nullptr);
   row("inspect.row.spec", SpecText(spec, t), nullptr);
   if (!s.driver_version.empty()) {
-    row("inspect.row.driver", fmt::format("{}{}", s.driver_version, s.cuda_version.empty() ? "" : ", CUDA " + s.cuda_version + " max"), nullptr);
+    row("inspect.row.driver",
+        s.driver_version + (s.cuda_version.empty() ? "" : Tr(t, "inspect.driver.cuda_max", fmt::arg("cuda", s.cuda_version))), nullptr);
   }
   if (s.memory_total_bytes || s.memory_used_bytes) {
     row("inspect.row.memory",
@@ -233,9 +251,11 @@ std::string RenderGpu(const Snapshot& s, const SpecMatch& spec, const report::Te
                     s.memory_reserved_bytes ? Tr(t, "inspect.memory.reserved", fmt::arg("reserved", core::FormatBytesBinary(*s.memory_reserved_bytes))) : ""),
         "inspect.row.memory.meaning");
   }
-  std::string util = fmt::format("GPU {}  memory {}", Opt(s.utilization_gpu_percent, "{:.0f}%", na), Opt(s.utilization_memory_percent, "{:.0f}%", na));
+  std::string util = Tr(t, "inspect.utilization.value", fmt::arg("gpu", Opt(s.utilization_gpu_percent, "{:.0f}%", na)),
+                        fmt::arg("memory", Opt(s.utilization_memory_percent, "{:.0f}%", na)));
   if (s.utilization_encoder_percent || s.utilization_decoder_percent) {
-    util += fmt::format("  enc {}  dec {}", Opt(s.utilization_encoder_percent, "{:.0f}%", na), Opt(s.utilization_decoder_percent, "{:.0f}%", na));
+    util += Tr(t, "inspect.utilization.video", fmt::arg("encoder", Opt(s.utilization_encoder_percent, "{:.0f}%", na)),
+               fmt::arg("decoder", Opt(s.utilization_decoder_percent, "{:.0f}%", na)));
   }
   row("inspect.row.utilization", util, "inspect.row.utilization.meaning");
   if (s.power_draw_watts || s.power_limit_watts) {
@@ -245,22 +265,22 @@ std::string RenderGpu(const Snapshot& s, const SpecMatch& spec, const report::Te
   if (s.temperature_celsius || s.temperature_margin_celsius) row("inspect.row.temperature", TemperatureText(s, t), "inspect.row.temperature.meaning");
   if (s.sm_clock_mhz) {
     row("inspect.row.clocks",
-        fmt::format("SM {} / {}  memory {} / {}", Opt(s.sm_clock_mhz, "{:.0f}", na), Opt(s.sm_clock_max_mhz, "{:.0f} MHz", na),
-                    Opt(s.memory_clock_mhz, "{:.0f}", na), Opt(s.memory_clock_max_mhz, "{:.0f} MHz", na)),
+        Tr(t, "inspect.clocks.value", fmt::arg("sm", Opt(s.sm_clock_mhz, "{:.0f}", na)), fmt::arg("sm_max", Opt(s.sm_clock_max_mhz, "{:.0f} MHz", na)),
+           fmt::arg("memory", Opt(s.memory_clock_mhz, "{:.0f}", na)), fmt::arg("memory_max", Opt(s.memory_clock_max_mhz, "{:.0f} MHz", na))),
         "inspect.row.clocks.meaning");
   }
-  if (s.clock_event_reasons) row("inspect.row.throttle", ReasonText(*s.clock_event_reasons), "inspect.row.throttle.meaning");
+  if (s.clock_event_reasons) row("inspect.row.throttle", ReasonText(*s.clock_event_reasons, t), "inspect.row.throttle.meaning");
   if (s.pcie_generation_current || s.pcie_width_current || s.pcie_generation_max || s.pcie_width_max) {
     row("inspect.row.pcie", PcieText(s, t), "inspect.row.pcie.meaning");
   }
   if (s.ecc_enabled || s.ecc_uncorrected_volatile) {
-    std::string ecc = s.ecc_enabled ? (*s.ecc_enabled ? "on" : "off") : na;
+    std::string ecc = s.ecc_enabled ? t.Get(*s.ecc_enabled ? "inspect.on" : "inspect.off") : na;
     if (s.ecc_corrected_volatile || s.ecc_uncorrected_volatile) {
       ecc += fmt::format(", {} / {}", Opt(s.ecc_corrected_volatile, "{:.0f}", na), Opt(s.ecc_uncorrected_volatile, "{:.0f}", na));
     }
     row("inspect.row.ecc", ecc, "inspect.row.ecc.meaning");
   }
-  std::string modes = ModesText(s);
+  std::string modes = ModesText(s, t);
   if (!modes.empty()) row("inspect.row.modes", modes, nullptr);
   std::string out = table.Render(2);
   if (s.processes_known) {

@@ -41,6 +41,14 @@ std::string ElideMiddle(std::string_view text, int width);
 /// The terminal's width in columns ($COLUMNS, else the tty's, else 100).
 int TerminalWidth();
 
+/// A value copied from a capture with no text of ours (a GPU's name, an unknown mode): as
+/// written, inside quotes in Chinese (it is data, not a sentence of ours).
+std::string QuotedValue(const std::string& value, const report::Texts& texts);
+/// An enumerated capture value in the reader's words: the text "inspect.<kind>.<value>"
+/// (value lower-cased, other than letters and digits as '_') where the catalogue has it, else
+/// QuotedValue(value). Kinds: compute_mode, driver_model, virtualization, state.
+std::string CaptureValueText(const char* kind, const std::string& value, const report::Texts& texts);
+
 /// The table of one GPU and its processes, fitted to `width` columns.
 std::string RenderGpu(const telemetry::Snapshot& gpu, const SpecMatch& spec, const report::Texts& texts, int width);
 

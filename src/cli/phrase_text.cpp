@@ -76,6 +76,7 @@ std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg) {
     case ArgKind::kTokensPerSecond: return TokensPerSecond(arg.number);
     case ArgKind::kDollars: return Dollars(arg.number);
     case ArgKind::kPhrase: return arg.phrase ? Say(texts, *arg.phrase) : std::string();
+    case ArgKind::kGpuName: return GpuNameText(arg.text, texts);
   }
   return arg.text;
 }
@@ -90,6 +91,13 @@ std::string Say(const report::Texts& texts, const model::Phrase& phrase) {
   } catch (const fmt::format_error&) {
     return pattern;
   }
+}
+
+std::string GpuNameText(const std::string& name, const report::Texts& texts) {
+  size_t open = name.find(" (");
+  if (open == std::string::npos || name.empty() || name.back() != ')') return name;
+  return report::Tr(texts, "common.gpu_name_note", fmt::arg("name", name.substr(0, open)),
+            fmt::arg("note", name.substr(open + 2, name.size() - open - 3)));
 }
 
 }  // namespace gpuprobe::cli

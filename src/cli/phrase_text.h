@@ -19,6 +19,11 @@ std::string Say(const report::Texts& texts, const model::Phrase& phrase);
 /// One argument as the reader's language writes it (also used for table cells).
 std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg);
 
+/// A GPU's name from the spec database as the reader sees it: the product name as written
+/// (never translated) and its trailing "(...)" note (what the figures cover: "HGX, per GPU")
+/// as data, quoted in Chinese.
+std::string GpuNameText(const std::string& name, const report::Texts& texts);
+
 /// A parameter count: "70.0 B" in English; "700 亿 (70.0 B)" in Chinese.
 std::string FormatParams(const report::Texts& texts, double params);
 

@@ -27,7 +27,7 @@ std::string PriceSource(const report::Texts& t, const model::GpuPrice& p) {
 std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& fit = r.fits.front().fit;
-  out += "\n" + Tr(t, "plan.no_fit", fmt::arg("gpu", r.gpu->name), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
+  out += "\n" + Tr(t, "plan.no_fit", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
                    fmt::arg("usable", core::FormatBytesBinary(fit.usable_bytes))) + "\n";
   out += "  " + t.Get("plan.no_fit.no_speed") + "\n";
   if (r.options.empty()) return out + "  " + t.Get("plan.options.none") + "\n";
@@ -40,7 +40,7 @@ std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
       shown_misses = true;
     }
     std::string memory = Tr(t, "plan.options.memory", fmt::arg("total", core::FormatBytesBinary(o.plan.total_bytes)),
-                            fmt::arg("usable", core::FormatBytesBinary(o.fit.usable_bytes)), fmt::arg("gpu", o.gpu->name));
+                            fmt::arg("usable", core::FormatBytesBinary(o.fit.usable_bytes)), fmt::arg("gpu", GpuNameText(o.gpu->name, t)));
     std::string verdict = o.fit.fits ? Tr(t, "plan.options.fits", fmt::arg("gpus", o.gpus)) : t.Get("plan.options.no");
     out += fmt::format("  {}. {}\n", n++, Say(t, o.change));
     out += "       " + Tr(t, "plan.options.memory_line", fmt::arg("memory", memory), fmt::arg("verdict", verdict)) + "\n";
@@ -70,10 +70,10 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
   std::string out = "\n";
   if (in.users > 0) {
     out += Tr(t, "plan.traffic.title_users", fmt::arg("users", in.users), fmt::arg("think", core::FormatSeconds(in.think_seconds)),
-              fmt::arg("prompt", in.prompt_tokens), fmt::arg("output", in.output_tokens), fmt::arg("gpu", r.gpu->name)) + "\n";
+              fmt::arg("prompt", in.prompt_tokens), fmt::arg("output", in.output_tokens), fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
   } else {
     out += Tr(t, "plan.traffic.title", fmt::arg("rps", core::FormatSignificant(in.requests_per_second)),
-              fmt::arg("prompt", in.prompt_tokens), fmt::arg("output", in.output_tokens), fmt::arg("gpu", r.gpu->name)) + "\n";
+              fmt::arg("prompt", in.prompt_tokens), fmt::arg("output", in.output_tokens), fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
   }
   out += "  " + t.Get("plan.traffic.formulas") + "\n";
   for (const model::ReplicaLoad* load : {&tr.low, &tr.high}) {
@@ -88,7 +88,7 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
       continue;
     }
     out += "  " + Tr(t, "plan.traffic.line", fmt::arg("which", which),
-                     fmt::arg("answer", Tr(t, "plan.traffic.answer", fmt::arg("gpus", load->gpus), fmt::arg("gpu", r.gpu->name),
+                     fmt::arg("answer", Tr(t, "plan.traffic.answer", fmt::arg("gpus", load->gpus), fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
                                            fmt::arg("replicas", load->replicas), fmt::arg("tp", load->tensor_parallel)))) + "\n";
     out += "      " + Tr(t, "plan.traffic.little", fmt::arg("rps", core::FormatSignificant(load->arrival_rps_per_replica)),
                          fmt::arg("output", in.output_tokens), fmt::arg("tpot", core::FormatSeconds(load->tpot_seconds)),
@@ -116,18 +116,18 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
                            fmt::arg("million", Dollars(t, usd)), fmt::arg("source", PriceSource(t, *r.gpu_price))) + "\n";
     }
   }
-  if (r.gpu_price == nullptr) out += "  " + Tr(t, "plan.price.none", fmt::arg("gpu", r.gpu->name)) + "\n";
+  if (r.gpu_price == nullptr) out += "  " + Tr(t, "plan.price.none", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
   out += "  " + t.Get("plan.traffic.assumes") + "\n";
   return out;
 }
 
 std::string RenderCost(const PlanReport& r, const report::Texts& t) {
   if (!r.cost) {
-    if (r.gpu_price == nullptr && !r.traffic) return "\n" + Tr(t, "plan.price.none", fmt::arg("gpu", r.gpu->name)) + "\n";
+    if (r.gpu_price == nullptr && !r.traffic) return "\n" + Tr(t, "plan.price.none", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
     return {};
   }
   const PlanCost& c = *r.cost;
-  std::string out = "\n" + Tr(t, "plan.cost.title", fmt::arg("gpus", c.gpus), fmt::arg("gpu", r.gpu->name),
+  std::string out = "\n" + Tr(t, "plan.cost.title", fmt::arg("gpus", c.gpus), fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
                               fmt::arg("usd", Dollars(t, c.price->usd_per_hour)), fmt::arg("source", PriceSource(t, *c.price))) + "\n";
   if (r.job.mode == model::JobMode::kInfer) {
     out += "  " + Tr(t, "plan.cost.inference", fmt::arg("n", c.sequences), fmt::arg("bound", Tokens(t, c.tokens_per_s_bound)),

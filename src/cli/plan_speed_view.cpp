@@ -100,10 +100,10 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& j = r.job;
   const auto& s = r.shape;
-  out += "\n" + Tr(t, "plan.fits_on", fmt::arg("gpu", r.gpu->name), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
+  out += "\n" + Tr(t, "plan.fits_on", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
                    fmt::arg("usable", core::FormatBytesBinary(r.fits.front().fit.usable_bytes))) + "\n";
   if (r.capacity) {
-    out += "\n" + Tr(t, "plan.capacity", fmt::arg("gpu", r.gpu->name)) + "\n";
+    out += "\n" + Tr(t, "plan.capacity", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
     out += "  " + Tr(t, "plan.capacity.batch", fmt::arg("batch", r.capacity->max_batch_at_seq), fmt::arg("seq", j.seq)) + "\n";
     out += "  " + Tr(t, "plan.capacity.seq", fmt::arg("seq", r.capacity->max_seq_at_batch), fmt::arg("batch", j.batch)) + "\n";
     if (s.max_position_embeddings > 0 && r.capacity->max_seq_at_batch > s.max_position_embeddings) {
@@ -112,7 +112,7 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
   }
   if (r.serving) {
     const auto& v = *r.serving;
-    out += "\n" + Tr(t, "plan.serving", fmt::arg("gpu", r.gpu->name)) + "\n";
+    out += "\n" + Tr(t, "plan.serving", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
     out += "  " + Tr(t, "plan.serving.budget", fmt::arg("budget", core::FormatBytesBinary(std::max(0.0, v.kv_budget_bytes))),
                      fmt::arg("per_seq", core::FormatBytesBinary(v.kv_bytes_per_sequence)), fmt::arg("seq", j.seq),
                      fmt::arg("block", v.block_tokens)) + "\n";
@@ -127,7 +127,7 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
   }
   if (r.throughput) {
     const auto& tp = *r.throughput;
-    out += "\n" + Tr(t, "plan.throughput", fmt::arg("gpu", r.gpu->name), fmt::arg("tp", model::GpusOfSplit(j))) + "\n";
+    out += "\n" + Tr(t, "plan.throughput", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("tp", model::GpusOfSplit(j))) + "\n";
     out += "  " + t.Get("plan.throughput.decode") + " " + RateLine(t, tp.decode_per_stream) + "\n";
     out += "      " + Say(t, tp.decode_per_stream.basis) + "\n";
     if (j.batch > 1) {

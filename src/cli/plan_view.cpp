@@ -111,7 +111,7 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
   for (const auto& f : r.fits) {
     std::string usable = core::FormatBytesBinary(f.fit.usable_bytes) + (f.usable_estimated ? "*" : "");
     std::string needed = f.fit.gpus_needed > 0 ? std::to_string(f.fit.gpus_needed) : t.Get("plan.fits.never");
-    fits.AddRow({f.gpu->name, usable, f.fit.fits ? t.Get("common.yes") : t.Get("common.no"), needed,
+    fits.AddRow({GpuNameText(f.gpu->name, t), usable, f.fit.fits ? t.Get("common.yes") : t.Get("common.no"), needed,
                  f.fit.fits ? core::FormatBytesBinary(f.fit.free_after_bytes) : "-"});
   }
   out += fits.Render(2);

@@ -64,7 +64,20 @@ core::Result<KnowledgeEntry> ParseEntry(const json& e) {
       (std::string(list) == "causes" ? entry.causes : entry.fixes).push_back(t);
     }
   }
-  GPUPROBE_ASSIGN_OR_RETURN(entry.confirm, Strings(e, entry.id, "confirm"));
+  // A command alone is shown as written; a command with a note for the reader has the note
+  // in both languages ({"en": "dmesg | grep Xid (expect Xid 31)", "zh": ...}).
+  if (e.contains("confirm")) {
+    if (!e["confirm"].is_array()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'confirm' must be a list", entry.id));
+    for (const auto& c : e["confirm"]) {
+      if (c.is_string()) {
+        entry.confirm.push_back({c.get<std::string>(), ""});
+        continue;
+      }
+      LocalText text;
+      GPUPROBE_ASSIGN_OR_RETURN(text, Text(c, entry.id, "confirm"));
+      entry.confirm.push_back(text);
+    }
+  }
   GPUPROBE_ASSIGN_OR_RETURN(entry.statuses, Strings(e, entry.id, "statuses"));
   GPUPROBE_ASSIGN_OR_RETURN(entry.status_prefixes, Strings(e, entry.id, "status_prefixes"));
   GPUPROBE_ASSIGN_OR_RETURN(entry.yields_to, Strings(e, entry.id, "yields_to"));

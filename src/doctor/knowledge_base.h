@@ -36,7 +36,8 @@ struct KnowledgeEntry {
   std::string severity;  ///< info, warn, fail
   LocalText title, meaning;
   std::vector<LocalText> causes, fixes;
-  std::vector<std::string> confirm;
+  /// Commands that tell the causes apart; `zh` is empty for a bare command (In() shows `en`).
+  std::vector<LocalText> confirm;
   std::vector<EntryPattern> patterns;
   std::vector<std::string> statuses;         ///< status names this entry answers for
   std::vector<std::string> status_prefixes;  ///< a family: every status whose name starts so

@@ -138,7 +138,7 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   {
     Criterion c{"arithmetic_intensity", 0, {}};
     c.score = intensity >= 10 ? 2 : intensity >= 1 ? 1 : intensity >= 0.25 ? 0 : -1;
-    c.reason = Say("advise.reason.intensity").Num("intensity", intensity).Text("gpu", best.gpu->name).Num("ridge", ridge)
+    c.reason = Say("advise.reason.intensity").Num("intensity", intensity).GpuName("gpu", best.gpu->name).Num("ridge", ridge)
                    .Key("meaning", intensity >= ridge ? "advise.reason.intensity_compute"
                                    : intensity >= 1   ? "advise.reason.intensity_bandwidth"
                                                       : "advise.reason.intensity_movement");
@@ -187,19 +187,19 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   if (best.speedup >= kWorthIt) {
     a.verdict = Verdict::kMoveToGpu;
     a.pick = best.gpu;
-    a.reason = Say("advise.reason.move").Text("gpu", best.gpu->name).Seconds("gpu_time", best.total_seconds)
+    a.reason = Say("advise.reason.move").GpuName("gpu", best.gpu->name).Seconds("gpu_time", best.total_seconds)
                    .Seconds("cpu_time", a.cpu_seconds).Num("speedup", best.speedup);
   } else if (best_resident->resident_speedup >= kWorthIt) {
     a.verdict = Verdict::kOnlyIfDataStays;
     a.pick = best_resident->gpu;
-    a.reason = Say("advise.reason.resident").Text("gpu", best_resident->gpu->name)
+    a.reason = Say("advise.reason.resident").GpuName("gpu", best_resident->gpu->name)
                    .Seconds("gpu_time", best_resident->resident_seconds).Seconds("cpu_time", a.cpu_seconds)
                    .Num("speedup", best_resident->resident_speedup).Sub("link", best_resident->link)
                    .Seconds("transfer", best_resident->transfer_seconds);
   } else {
     a.verdict = Verdict::kStayOnCpu;
     a.reason = Say(w.branchy || p < 0.5 ? "advise.reason.stay_branchy" : "advise.reason.stay")
-                   .Seconds("cpu_time", a.cpu_seconds).Text("gpu", best_resident->gpu->name)
+                   .Seconds("cpu_time", a.cpu_seconds).GpuName("gpu", best_resident->gpu->name)
                    .Seconds("gpu_time", best_resident->resident_seconds);
   }
   // The cheapest GPU that passes the same test as the verdict's pick.

@@ -183,11 +183,11 @@ std::vector<FitOption> FindFitOptions(const ModelShape& shape, const Job& job, c
       }
     }
     if (cheapest != nullptr) {
-      add("bigger_gpu_cheapest", 4, job, *cheapest, Say("plan.option.bigger_gpu_cheapest").Text("gpu", cheapest->name),
+      add("bigger_gpu_cheapest", 4, job, *cheapest, Say("plan.option.bigger_gpu_cheapest").GpuName("gpu", cheapest->name),
           Say("plan.option_cost.bigger_gpu"));
     }
     if (smallest != nullptr && smallest != cheapest) {
-      add("bigger_gpu_smallest", 4, job, *smallest, Say("plan.option.bigger_gpu_smallest").Text("gpu", smallest->name),
+      add("bigger_gpu_smallest", 4, job, *smallest, Say("plan.option.bigger_gpu_smallest").GpuName("gpu", smallest->name),
           Say("plan.option_cost.bigger_gpu"));
     }
   }

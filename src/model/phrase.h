@@ -29,6 +29,7 @@ enum class ArgKind {
   kTokensPerSecond, ///< a rate of tokens
   kDollars,         ///< US dollars
   kPhrase,          ///< a nested phrase
+  kGpuName,         ///< a spec-database GPU name: its "(...)" note is data, quoted in Chinese
 };
 
 struct Phrase;
@@ -49,6 +50,10 @@ struct Phrase {
 
   Phrase& Text(const std::string& name, const std::string& value) {
     args.push_back({name, ArgKind::kText, 0, value, nullptr});
+    return *this;
+  }
+  Phrase& GpuName(const std::string& name, const std::string& value) {
+    args.push_back({name, ArgKind::kGpuName, 0, value, nullptr});
     return *this;
   }
   Phrase& Key(const std::string& name, const std::string& text_key) {

@@ -279,7 +279,7 @@ std::string MatmulName(const std::string& name, const std::string& key, const re
   if (!key.empty()) return t.Get(key);
   size_t space = name.find(' ');
   if (space == std::string::npos) return name;
-  return name.substr(0, space + 1) + report::CaseLabelText(name.substr(space + 1), t);
+  return Tr(t, "summary.bench_case", fmt::arg("bench", name.substr(0, space)), fmt::arg("case", report::CaseLabelText(name.substr(space + 1), t)));
 }
 
 }  // namespace

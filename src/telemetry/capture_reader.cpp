@@ -85,6 +85,7 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
   smi::Diagnostics diagnostics;
   auto finish = [&](CaptureResult* r) {
     for (auto& note : diagnostics.Messages()) r->warnings.push_back(std::move(note));
+    for (auto& ref : diagnostics.Texts()) r->warning_texts.push_back(std::move(ref));
   };
   switch (result.format) {
     case CaptureFormat::kXml: {
@@ -92,6 +93,7 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
       if (!xml.ok()) return WithFormat(xml.status(), result.format);
       result.sets.push_back({"", std::move(xml->gpus)});
       result.warnings = std::move(xml->warnings);
+      result.warning_texts = std::move(xml->warning_texts);
       return result;
     }
     case CaptureFormat::kText: {
@@ -130,7 +132,7 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
         result.sets.push_back({section.state, std::move(gpus.value())});
       }
       if (result.sets.empty()) {
-        return core::Status::ParseError("sectioned capture: no 'query (-q)' section to read");
+        return core::Status::ParseError("sectioned capture: no 'query (-q)' section to read").WithKeys("error.capture.no_query_section", {});
       }
       finish(&result);
       return result;
@@ -139,7 +141,8 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
       break;
   }
   return core::Status::ParseError("unrecognised format",
-                                  "give nvidia-smi -q -x XML, nvidia-smi -q text, the default nvidia-smi table, --query-gpu CSV with a header, or gpuprobe inspect JSON");
+                                  "give nvidia-smi -q -x XML, nvidia-smi -q text, the default nvidia-smi table, --query-gpu CSV with a header, or gpuprobe inspect JSON")
+      .WithKeys("error.capture.unrecognised", {}, "error.capture.unrecognised.hint");
 }
 
 }  // namespace gpuprobe::telemetry

@@ -29,6 +29,7 @@ struct CaptureResult {
   CaptureFormat format = CaptureFormat::kUnknown;
   std::vector<CaptureSet> sets;          ///< one per moment in the file
   std::vector<std::string> warnings;     ///< format remarks and every value rejected or repaired (naming the field)
+  std::vector<core::TextRef> warning_texts;  ///< the same warnings as text keys, one per warning
 };
 
 /// One section of a sectioned capture ("# <state> :: <command>" and the text below it).

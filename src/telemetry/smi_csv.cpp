@@ -66,7 +66,8 @@ core::Result<std::vector<Snapshot>> ParseSmiCsv(std::string_view csv, smi::Diagn
       header_seen = true;
       if (known == 0) {
         return core::Status::ParseError("the CSV header names no nvidia-smi --query-gpu field gpuprobe knows "
-                                        "(a header line is required: do not use 'noheader')");
+                                        "(a header line is required: do not use 'noheader')")
+            .WithKeys("error.capture.csv_header", {});
       }
       continue;
     }
@@ -83,8 +84,8 @@ core::Result<std::vector<Snapshot>> ParseSmiCsv(std::string_view csv, smi::Diagn
     if (!s.index) s.index = static_cast<int>(out.size());
     out.push_back(std::move(s));
   }
-  if (!header_seen) return core::Status::ParseError("the CSV is empty");
-  if (out.empty()) return core::Status::ParseError("the CSV has a header but no GPU rows");
+  if (!header_seen) return core::Status::ParseError("the CSV is empty").WithKeys("error.capture.csv_empty", {});
+  if (out.empty()) return core::Status::ParseError("the CSV has a header but no GPU rows").WithKeys("error.capture.csv_no_rows", {});
   return out;
 }
 
@@ -92,12 +93,13 @@ core::Result<CsvFormat> ParseCsvFormat(const std::string& format) {
   CsvFormat f;
   std::vector<std::string> parts = SplitCells(format);
   if (parts.empty() || parts[0] != "csv") {
-    return core::Status::InvalidArgument("--format must start with csv (csv, csv,noheader, csv,nounits)");
+    return core::Status::InvalidArgument("--format must start with csv (csv, csv,noheader, csv,nounits)").WithKeys("error.capture.csv_format", {});
   }
   for (size_t i = 1; i < parts.size(); ++i) {
     if (parts[i] == "noheader") f.header = false;
     else if (parts[i] == "nounits") f.units = false;
-    else return core::Status::InvalidArgument("unknown --format option '" + parts[i] + "' (use noheader, nounits)");
+    else return core::Status::InvalidArgument("unknown --format option '" + parts[i] + "' (use noheader, nounits)")
+        .WithKeys("error.capture.csv_format_option", {{"option", parts[i]}});
   }
   return f;
 }

@@ -201,7 +201,7 @@ core::Result<std::vector<Snapshot>> ParseSmiTable(std::string_view text, smi::Di
     if (cells.size() >= 3) rows.push_back(cells);
   }
   flush();
-  if (gpus.empty()) return core::Status::ParseError("nvidia-smi table: no GPU box could be read");
+  if (gpus.empty()) return core::Status::ParseError("nvidia-smi table: no GPU box could be read").WithKeys("error.capture.table_no_gpu", {});
 
   // The Processes box; its absence (a table cut short) leaves the processes unknown.
   for (; i < lines.size(); ++i) {

@@ -342,7 +342,7 @@ Snapshot ParseGpu(const Tree& tree, int gpu, const Header& header, smi::Diagnost
 
 core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text, smi::Diagnostics* diagnostics) {
   if (text.find("NVSMI LOG") == std::string_view::npos) {
-    return core::Status::ParseError("not nvidia-smi -q output: the '==NVSMI LOG==' banner is missing");
+    return core::Status::ParseError("not nvidia-smi -q output: the '==NVSMI LOG==' banner is missing").WithKeys("error.capture.text_banner", {});
   }
   auto tree = BuildTree(text);
   if (!tree.ok()) return tree.status();
@@ -354,13 +354,16 @@ core::Result<std::vector<Snapshot>> ParseSmiText(std::string_view text, smi::Dia
     // A GPU section with nothing in it is a cut-off file; one with only some sections is
     // `nvidia-smi -q -d MEMORY` (or another -d filter) and is read for what it has.
     if (n.children.empty()) {
-      return core::Status::ParseError("nvidia-smi -q output is truncated: the section of " + smi::ValidUtf8(n.key) + " is empty");
+      return core::Status::ParseError("nvidia-smi -q output is truncated: the section of " + smi::ValidUtf8(n.key) + " is empty")
+          .WithKeys("error.capture.text_truncated", {{"section", smi::ValidUtf8(n.key)}});
     }
     Snapshot s = ParseGpu(*tree, child, header, diagnostics);
     s.index = static_cast<int>(out.size());
     out.push_back(std::move(s));
   }
-  if (out.empty()) return core::Status::ParseError("nvidia-smi -q output lists no GPU section (is it complete?)");
+  if (out.empty()) {
+    return core::Status::ParseError("nvidia-smi -q output lists no GPU section (is it complete?)").WithKeys("error.capture.text_no_gpu", {});
+  }
   return out;
 }
 

@@ -143,17 +143,24 @@ std::string ValidUtf8(std::string_view text, bool* replaced) {
   return out;
 }
 
-void Diagnostics::Note(std::string message) {
+void Diagnostics::Note(std::string message, core::TextRef text) {
   if (notes_.size() >= kMaxNotes) {
     ++dropped_;
     return;
   }
   notes_.push_back(std::move(message));
+  texts_.push_back(std::move(text));
 }
 
 std::vector<std::string> Diagnostics::Messages() const {
   std::vector<std::string> out = notes_;
   if (dropped_ > 0) out.push_back(fmt::format("... and {} more", dropped_));
+  return out;
+}
+
+std::vector<core::TextRef> Diagnostics::Texts() const {
+  std::vector<core::TextRef> out = texts_;
+  if (dropped_ > 0) out.push_back({"inspect.warning.more", {{"count", std::to_string(dropped_)}}});
   return out;
 }
 
@@ -198,7 +205,9 @@ std::optional<double> Checked(std::optional<double> value, Quantity quantity, st
             (!range.whole || std::floor(*value) == *value);
   if (ok) return value;
   if (diagnostics != nullptr) {
-    diagnostics->Note(fmt::format("{}{}{}: '{}' is not a possible value; ignored", field, where.empty() ? "" : " of ", where, Shown(raw)));
+    diagnostics->Note(fmt::format("{}{}{}: '{}' is not a possible value; ignored", field, where.empty() ? "" : " of ", where, Shown(raw)),
+                      {where.empty() ? "inspect.warning.value_ignored" : "inspect.warning.value_ignored_at",
+                       {{"field", std::string(field)}, {"where", std::string(where)}, {"raw", Shown(raw)}}});
   }
   return std::nullopt;
 }
@@ -208,7 +217,9 @@ std::string CleanText(std::string_view raw, std::string_view field, std::string_
   bool replaced = false;
   std::string text = ValidUtf8(Trim(raw), &replaced);
   if (replaced && diagnostics != nullptr) {
-    diagnostics->Note(fmt::format("{}{}{}: invalid UTF-8 replaced with U+FFFD", field, where.empty() ? "" : " of ", where));
+    diagnostics->Note(fmt::format("{}{}{}: invalid UTF-8 replaced with U+FFFD", field, where.empty() ? "" : " of ", where),
+                      {where.empty() ? "inspect.warning.bad_utf8" : "inspect.warning.bad_utf8_at",
+                       {{"field", std::string(field)}, {"where", std::string(where)}}});
   }
   return text;
 }

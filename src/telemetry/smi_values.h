@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status.h"
+
 namespace gpuprobe::telemetry::smi {
 
 /// Leading and trailing spaces, tabs and newlines removed.
@@ -48,15 +50,20 @@ std::string ValidUtf8(std::string_view text, bool* replaced = nullptr);
 /// says what was done. Capped so a hostile input cannot grow it without bound.
 class Diagnostics {
  public:
-  /// Adds a note; past the cap only a count is kept.
-  void Note(std::string message);
+  /// Adds a note (English) with its text key for other languages; past the cap only a count
+  /// is kept.
+  void Note(std::string message, core::TextRef text = {});
   /// The notes, with a last line "... and N more" when some were dropped.
   std::vector<std::string> Messages() const;
+  /// The same notes as text keys, one per Messages() line, in the same order (an empty
+  /// TextRef where a note has none).
+  std::vector<core::TextRef> Texts() const;
   bool empty() const { return notes_.empty(); }
 
  private:
   static constexpr size_t kMaxNotes = 50;
   std::vector<std::string> notes_;
+  std::vector<core::TextRef> texts_;
   size_t dropped_ = 0;
 };
 

@@ -281,7 +281,8 @@ int SchemaVersion(std::string_view xml) {
 core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
   // Entity declarations are how XXE and billion-laughs attacks begin; real captures have none.
   if (xml.find("<!ENTITY") != std::string_view::npos) {
-    return core::Status::ParseError("the XML declares entities, which nvidia-smi never does; refusing to read it");
+    return core::Status::ParseError("the XML declares entities, which nvidia-smi never does; refusing to read it")
+        .WithKeys("error.capture.xml_entities", {});
   }
   pugi::xml_document document;
   // pugixml parses without recursion; the depth is checked right after, before any use.
@@ -294,7 +295,9 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
     return core::Status::ParseError(fmt::format("elements are nested more than {} deep; nvidia-smi output is never deeper than 8", kMaxDepth));
   }
   pugi::xml_node log = document.child("nvidia_smi_log");
-  if (!log) return core::Status::ParseError("not nvidia-smi -q -x output: the root element is not <nvidia_smi_log>");
+  if (!log) {
+    return core::Status::ParseError("not nvidia-smi -q -x output: the root element is not <nvidia_smi_log>").WithKeys("error.capture.xml_root", {});
+  }
   XmlParseResult result;
   smi::Diagnostics diagnostics;
   result.schema_version = SchemaVersion(xml);
@@ -303,6 +306,11 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
                         : result.schema_version < 0 ? std::string("with an unreadable number")
                                                     : "v" + std::to_string(result.schema_version);
     result.warnings.push_back(fmt::format("schema {} is not one gpuprobe knows (v10-v{}); read as v{}", named, kNewestSchema, kNewestSchema));
+    core::MessageArgs args = {{"newest", std::to_string(kNewestSchema)}, {"version", std::to_string(result.schema_version)}};
+    result.warning_texts.push_back({result.schema_version == 0  ? "inspect.warning.schema_unnamed"
+                                    : result.schema_version < 0 ? "inspect.warning.schema_unreadable"
+                                                                : "inspect.warning.schema_unknown",
+                                    args});
     if (result.schema_version < 0) result.schema_version = 0;
   }
   Header header = ReadHeader(log, &diagnostics);
@@ -311,13 +319,16 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
     s.index = static_cast<int>(result.gpus.size());
     result.gpus.push_back(std::move(s));
   }
-  if (result.gpus.empty()) return core::Status::ParseError("nvidia-smi -q -x output lists no <gpu> block");
+  if (result.gpus.empty()) return core::Status::ParseError("nvidia-smi -q -x output lists no <gpu> block").WithKeys("error.capture.xml_no_gpu", {});
   auto attached = smi::Integer(log.child_value("attached_gpus"));
   if (attached && *attached != static_cast<int>(result.gpus.size())) {
     result.warnings.push_back(fmt::format("attached_gpus says {} but the file has {} <gpu> block(s); trusting the blocks",
                                           *attached, result.gpus.size()));
+    result.warning_texts.push_back(
+        {"inspect.warning.attached_gpus", {{"attached", std::to_string(*attached)}, {"blocks", std::to_string(result.gpus.size())}}});
   }
   for (auto& note : diagnostics.Messages()) result.warnings.push_back(std::move(note));
+  for (auto& text : diagnostics.Texts()) result.warning_texts.push_back(std::move(text));
   return result;
 }
 

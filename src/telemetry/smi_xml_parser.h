@@ -18,6 +18,7 @@ struct XmlParseResult {
   std::vector<Snapshot> gpus;
   int schema_version = 0;             ///< 10..13; 0 when the DOCTYPE names none
   std::vector<std::string> warnings;  ///< e.g. attached_gpus disagreeing with the GPU blocks
+  std::vector<core::TextRef> warning_texts;  ///< the same warnings as text keys, one per warning
 };
 
 /// ParseError with pugixml's description and offset for malformed XML, for a root that is not

@@ -202,10 +202,11 @@ core::Result<std::vector<Snapshot>> ParseSnapshotJson(std::string_view text) {
   const json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string() ||
       doc["schema"].get<std::string>().rfind("gpuprobe.inspect.", 0) != 0) {
-    return core::Status::ParseError("not a gpuprobe inspect document (expected \"schema\": \"gpuprobe.inspect.v1\")");
+    return core::Status::ParseError("not a gpuprobe inspect document (expected \"schema\": \"gpuprobe.inspect.v1\")")
+        .WithKeys("error.capture.not_inspect_json", {});
   }
   if (!doc.contains("gpus") || !doc["gpus"].is_array() || doc["gpus"].empty()) {
-    return core::Status::ParseError("gpuprobe inspect document lists no GPU");
+    return core::Status::ParseError("gpuprobe inspect document lists no GPU").WithKeys("error.capture.json_no_gpu", {});
   }
   std::vector<Snapshot> out;
   for (size_t i = 0; i < doc["gpus"].size(); ++i) {

@@ -90,5 +90,49 @@ TEST(InspectFindings, EvidenceIsFormattedInBothLanguages) {
   EXPECT_FALSE(FindingEvidence(f, English()).empty());
 }
 
+const report::Texts& Chinese() {
+  static const report::Texts texts = report::Texts::Load(report::Language::kZh).value();
+  return texts;
+}
+
+TEST(InspectView, KnownCaptureValuesAreOurWordsAndUnknownOnesAreQuotedData) {
+  // The values nvidia-smi and NVML write for the compute mode and the virtualization mode.
+  EXPECT_EQ(CaptureValueText("compute_mode", "Default", English()), "Default");
+  EXPECT_EQ(CaptureValueText("compute_mode", "Default", Chinese()), Chinese().Get("inspect.compute_mode.default"));
+  EXPECT_EQ(CaptureValueText("compute_mode", "Exclusive_Process", Chinese()), Chinese().Get("inspect.compute_mode.exclusive_process"));
+  EXPECT_EQ(CaptureValueText("virtualization", "Pass-Through", Chinese()), Chinese().Get("inspect.virtualization.pass_through"));
+  EXPECT_EQ(CaptureValueText("virtualization", "Host VGPU", Chinese()), Chinese().Get("inspect.virtualization.host_vgpu"));
+  // A value no catalogue knows stays as written: quoted in Chinese, bare in English.
+  EXPECT_EQ(CaptureValueText("compute_mode", "Shared Future Mode", Chinese()), "\"Shared Future Mode\"");
+  EXPECT_EQ(CaptureValueText("compute_mode", "Shared Future Mode", English()), "Shared Future Mode");
+}
+
+TEST(InspectView, TheChineseViewHasNoEnglishOfOurOwn) {
+  telemetry::Snapshot s;
+  s.name = "NVIDIA GeForce RTX 2080 SUPER";
+  s.driver_version = "591.86";
+  s.cuda_version = "13.1";
+  s.utilization_gpu_percent = 3;
+  s.utilization_memory_percent = 1;
+  s.utilization_encoder_percent = 0;
+  s.utilization_decoder_percent = 0;
+  s.sm_clock_mhz = 300;
+  s.clock_event_reasons = telemetry::clock_event::kGpuIdle | telemetry::clock_event::kHwPowerBrake;
+  s.ecc_enabled = true;
+  s.persistence_mode = false;
+  s.driver_model = "WDDM";
+  s.compute_mode = "Default";
+  s.mig_enabled = false;
+  std::string zh = RenderGpu(s, SpecMatch{}, Chinese(), 120);
+  for (const char* english : {" max", "memory ", "enc ", "dec ", "idle", "brake", "persistence", "compute ", "MIG off", " on,"}) {
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in:\n" << zh;
+  }
+  EXPECT_NE(zh.find("\"NVIDIA GeForce RTX 2080 SUPER\""), std::string::npos) << zh;  // the capture's name, as data
+  std::string en = RenderGpu(s, SpecMatch{}, English(), 120);
+  EXPECT_NE(en.find("CUDA 13.1 max"), std::string::npos) << en;
+  EXPECT_NE(en.find("idle, HW power brake"), std::string::npos) << en;
+  EXPECT_NE(en.find("persistence off, driver model WDDM, MIG off, compute Default"), std::string::npos) << en;
+}
+
 }  // namespace
 }  // namespace gpuprobe::cli

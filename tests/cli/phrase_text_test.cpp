@@ -134,5 +134,15 @@ TEST(PhraseText, FormatsEachKindOfArgumentTheWayTheLanguageWritesIt) {
   EXPECT_EQ(Say(en, Phrase()), "");
 }
 
+TEST(PhraseText, AGpuNamesNoteIsDataQuotedInChinese) {
+  auto en = *report::Texts::Load(report::Language::kEn);
+  auto zh = *report::Texts::Load(report::Language::kZh);
+  EXPECT_EQ(GpuNameText("B200 (HGX, per GPU)", en), "B200 (HGX, per GPU)");  // English keeps the name as is
+  EXPECT_EQ(GpuNameText("B200 (HGX, per GPU)", zh), "B200 (\"HGX, per GPU\")");
+  EXPECT_EQ(GpuNameText("H200 SXM 141GB", zh), "H200 SXM 141GB");  // no note: never quoted
+  model::Phrase p = model::Say("advise.verdict.move_to_gpu").GpuName("gpu", "GB200 (per B200 GPU in Grace Blackwell superchip)");
+  EXPECT_EQ(FormatArg(zh, p.args.front()), "GB200 (\"per B200 GPU in Grace Blackwell superchip\")");
+}
+
 }  // namespace
 }  // namespace gpuprobe::cli

@@ -54,6 +54,8 @@ TEST(ParserRobustness, AnAbsurdSchemaNumberIsAWarningNotAnException) {
 <nvidia_smi_log><gpu id="0"><product_name>A</product_name></gpu></nvidia_smi_log>)");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_TRUE(AnyWarning(parsed->warnings, "unreadable number")) << parsed->warnings.front();
+  ASSERT_EQ(parsed->warning_texts.size(), parsed->warnings.size());
+  EXPECT_EQ(parsed->warning_texts.front().key, "inspect.warning.schema_unreadable");
 }
 
 TEST(ParserRobustness, InvalidUtf8IsReplacedAndNamed) {
@@ -104,6 +106,9 @@ TEST(ParserRobustness, ImpossibleValuesInTextTableAndCsv) {
   EXPECT_FALSE((*text)[0].memory_total_bytes.has_value());
   EXPECT_FALSE((*text)[0].sm_clock_mhz.has_value());
   EXPECT_EQ(notes.Messages().size(), 2u);
+  // Each note has its text key for the reader's language, one per message, in order.
+  ASSERT_EQ(notes.Texts().size(), 2u);
+  EXPECT_EQ(notes.Texts()[0].key, "inspect.warning.value_ignored_at");
   auto csv = ParseSmiCsv("index, name, clocks.current.sm [MHz], pcie.link.width.current\n1e30, A, 1e30 MHz, 1e30\n", &notes);
   ASSERT_TRUE(csv.ok());
   EXPECT_FALSE((*csv)[0].sm_clock_mhz.has_value());
