@@ -246,18 +246,24 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   }
   if (o.topology) {
     if (!o.from.empty() || o.watch >= 0 || !o.query_gpu.empty()) {
-      return core::Status::InvalidArgument("--topology reads the live topology; a saved 'nvidia-smi topo -m' is read with --from alone");
+      return core::Status::InvalidArgument("--topology reads the live topology; a saved 'nvidia-smi topo -m' is read with --from alone")
+          .WithKeys("error.inspect.topology_alone", {});
     }
     return RunLiveTopology(ctx);
   }
   if (o.watch >= 0) return RunWatch(ctx, o);
-std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
-
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch").WithKeys("error.inspect.count_needs_watch", {});
-  auto reading = ReadState(o);
-
-// `text` is the --from file already read (standard input can be read only once).
-core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
+  std::optional<std::string> text;
+  if (!o.from.empty()) {
+    auto read = core::ReadTextFile(o.from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    text = std::move(read.value());
+    if (o.query_gpu.empty()) {
+      auto shown = RunInterconnectInspect(ctx, o.from == "-" ? ctx.texts.Get("inspect.source.stdin") : o.from, *text);
+      if (shown) return std::move(*shown);
+    }
+  }
+  auto reading = ReadState(o, text ? &*text : nullptr);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, *reading);
 
