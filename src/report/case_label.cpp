@@ -40,6 +40,8 @@ const std::vector<Form>& Forms() {
       {R"((\w+) FMA)", "op_fma"},
       {R"((\w+) multiply-add)", "op_multiply_add"},
       {R"((\w+) divide)", "op_divide"},
+      {R"(fast accumulation)", "fast_accumulation"},
+      {R"((\w+) promotion)", "promotion"},
   };
   return forms;
 }
