@@ -99,6 +99,14 @@ std::string Takeaway(const BenchResult& r, const std::vector<BenchResult>& all, 
                 fmt::arg("large_value", FormatMetricValue(r.metric, last->value)), fmt::arg("ratio", fmt::format("{:.0f}", span)));
     }
   }
+  // A text that quotes a comparison this run does not have (no model figure, the naive rung
+  // not run) would print "-" or "0.0x": say the figure plainly instead.
+  const std::string text = t.Get(key);
+  if ((text.find("{ratio}") != std::string::npos && ratio <= 0) ||
+      (text.find("{efficiency}") != std::string::npos && !r.efficiency)) {
+    return Tr(t, "bench.takeaway.plain", fmt::arg("title", t.Has("bench.title." + r.id) ? t.Get("bench.title." + r.id) : r.id),
+              fmt::arg("value", FormatMetricValue(r.metric, r.value)), fmt::arg("case", report::CaseLabelText(r.case_label, t)));
+  }
   return Tr(t, key, fmt::arg("value", FormatMetricValue(r.metric, r.value)),
             fmt::arg("predicted", r.predicted ? FormatMetricValue(r.metric, *r.predicted) : "-"),
             fmt::arg("efficiency", Percent(r.efficiency)), fmt::arg("ratio", fmt::format("{:.1f}", ratio)),

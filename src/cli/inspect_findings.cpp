@@ -75,7 +75,8 @@ std::string RenderAssessment(const telemetry::Assessment& a, const report::Texts
   std::string out = t.Get("inspect.findings") + "\n";
   if (a.findings.empty()) out += "  " + t.Get(a.not_judged.empty() ? "inspect.no_findings" : "inspect.no_findings_judged") + "\n";
   for (const auto& f : a.findings) {
-    out += fmt::format("  [{}] GPU {} {}: {}\n", telemetry::SeverityName(f.severity), f.gpu, f.id, FindingEvidence(f, t));
+    out += fmt::format("  [{}] GPU {} {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu, f.id,
+                       FindingEvidence(f, t));
     std::string facts;
     for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + Tr(t, "inspect.fact", fmt::arg("field", FieldText(fact.field, t)), fmt::arg("value", fact.value));
     if (!facts.empty()) out += "      " + Tr(t, "inspect.facts", facts) + "\n";

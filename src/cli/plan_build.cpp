@@ -131,6 +131,9 @@ core::Status CheckFlags(const PlanOptions& o) {
   if (!o.gpu.empty()) GPUPROBE_RETURN_IF_ERROR(model::CheckGpuName(o.gpu, "--gpu"));
   if (o.prompt_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.prompt_tokens, "--prompt-tokens"));
   if (o.output_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.output_tokens, "--output-tokens"));
+  // A given rate or user count is checked as what it is (--rps 0 is not "no --rps").
+  if (o.rps) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kRequestRate, *o.rps, "--rps"));
+  if (o.users) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kUsers, *o.users, "--users"));
   const bool traffic = o.rps || o.users;
   const bool tokens = o.prompt_tokens && o.output_tokens;
   if (traffic ? !tokens : (o.prompt_tokens || o.output_tokens)) {
@@ -260,7 +263,7 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   }
   for (const auto* g : candidates) {
     model::UsableMemory usable = model::DriverUsableMemory(*g);
-    report.fits.push_back({g, model::CheckFit(report.memory, report.job, usable.bytes), usable.estimated});
+    report.fits.push_back({g, model::CheckFit(report.memory, report.job, usable.bytes, static_cast<int>(report.shape.num_heads)), usable.estimated});
   }
   // Fits first (smallest card that fits first: the cheapest adequate choice), then fewest GPUs.
   std::stable_sort(report.fits.begin(), report.fits.end(), [](const PlanFit& a, const PlanFit& b) {

@@ -103,7 +103,9 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
 std::string RenderFits(const PlanReport& r, const report::Texts& t) {
   std::string out;
   out += "\n" + Tr(t, "plan.fits", fmt::arg("headroom", static_cast<int>(r.job.headroom * 100))) + "\n";
-  report::TextTable fits({t.Get("plan.fits.gpu"), t.Get("plan.fits.usable"), t.Get("plan.fits.fits"),
+  // Split over GPUs (--tp/--pp/--ep), the plan is one GPU's share: say so in the header.
+  const bool split = model::GpusOfSplit(r.job) > 1;
+  report::TextTable fits({t.Get("plan.fits.gpu"), t.Get("plan.fits.usable"), t.Get(split ? "plan.fits.fits_share" : "plan.fits.fits"),
                           t.Get("plan.fits.needed"), t.Get("plan.fits.free")});
   fits.SetAlign(1, report::Align::kRight);
   fits.SetAlign(3, report::Align::kRight);

@@ -52,8 +52,9 @@ Status ValidateJob(const ModelShape& shape, const Job& job) {
   GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kGpuCount, job.tensor_parallel, "--tp"));
   if (job.tensor_parallel > 1 && shape.num_heads % job.tensor_parallel != 0) {
     return Status::InvalidArgument(fmt::format(
-        "--tp {} does not divide the {} attention heads (tensor parallelism splits heads evenly)",
-        job.tensor_parallel, shape.num_heads));
+                                       "--tp {} does not divide the {} attention heads (tensor parallelism splits heads evenly)",
+                                       job.tensor_parallel, shape.num_heads))
+        .WithKeys("error.plan.tp_heads", {{"tp", std::to_string(job.tensor_parallel)}, {"heads", std::to_string(shape.num_heads)}});
   }
   GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kGpuCount, job.pipeline_parallel, "--pp"));
   if (job.pipeline_parallel > shape.num_layers) {

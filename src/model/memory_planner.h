@@ -104,8 +104,9 @@ struct FitResult {
 
 /// Whether the plan fits on one GPU with `usable_bytes` (driver-reported, before headroom),
 /// and how many such GPUs it needs when split evenly (overhead repeats per GPU, plus NCCL
-/// buffers once split).
-FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes);
+/// buffers once split). With `attention_heads` > 0 the count is rounded up to a tensor-parallel
+/// size that divides the heads, as `--tp` must (ValidateJob): 3 GPUs for 128 heads is 4.
+FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes, int attention_heads = 0);
 
 /// Serving capacity the way vLLM reports it at startup: KV budget = usable x headroom minus
 /// weights, activations and overhead (per GPU); its paged blocks hold this many sequences.

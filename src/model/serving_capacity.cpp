@@ -12,7 +12,7 @@ using core::Result;
 using core::Status;
 
 
-FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes) {
+FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes, int attention_heads) {
   FitResult fit;
   fit.usable_bytes = usable_bytes * job.headroom;
   fit.fits = plan.total_bytes <= fit.usable_bytes;
@@ -31,7 +31,19 @@ FitResult CheckFit(const MemoryPlan& plan, const Job& job, double usable_bytes) 
   double per_gpu_room = fit.usable_bytes - plan.overhead_bytes - kNcclBufferBytes;
   if (per_gpu_room <= 0) return fit;
   double n = std::ceil(shared / per_gpu_room);
-  fit.gpus_needed = n > 1e6 ? 0 : static_cast<int>(n);
+  if (n > 1e6) return fit;
+  int gpus = static_cast<int>(n);
+  // Tensor parallelism splits heads evenly: the next count that divides them (none above the
+  // head count: the memory-only count stands, and a pipeline split would be needed).
+  if (attention_heads > 0 && gpus > 1) {
+    for (int m = gpus; m <= attention_heads; ++m) {
+      if (attention_heads % m == 0) {
+        gpus = m;
+        break;
+      }
+    }
+  }
+  fit.gpus_needed = gpus;
   return fit;
 }
 

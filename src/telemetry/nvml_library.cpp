@@ -62,7 +62,8 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& 
   auto library = core::DynamicLibrary::Open(candidates);
   if (!library.ok()) {
     return core::Status::Unavailable("NVML (libnvidia-ml.so.1) cannot be loaded: " + library.status().message(),
-                                     "no NVIDIA driver is installed here, or the container was started without GPU support");
+                                     "no NVIDIA driver is installed here, or the container was started without GPU support")
+        .WithKeys("error.nvml.cannot_load", {{"detail", library.status().message()}}, "error.nvml.cannot_load.hint");
   }
   std::unique_ptr<NvmlLibrary> nvml(new NvmlLibrary(std::move(library.value())));
   const core::DynamicLibrary& lib = *nvml->library_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/registry.h"
+#include "cli/bench_view.h"
 #include "report/i18n.h"
 
 namespace gpuprobe::cli {
@@ -33,6 +34,43 @@ TEST(BenchTextsTest, EveryBenchmarkHasATakeawayInEveryLanguage) {
       }
     }
   }
+}
+
+// A takeaway that quotes a comparison the run lacks (OpenBLAS against the naive loop that was
+// not selected; a triad without a model figure) says the figure plainly: no "0.0x", no "-".
+TEST(BenchTextsTest, ATakeawayWithoutItsComparisonSaysTheFigurePlainly) {
+  auto texts = report::Texts::Load(report::Language::kEn);
+  ASSERT_TRUE(texts.ok());
+  bench::BenchResult sgemm;
+  sgemm.id = "matmul.openblas_sgemm";
+  sgemm.group = "matmul";
+  sgemm.backend = "cpu";
+  sgemm.case_label = "n=1024";
+  sgemm.metric = bench::Metric::kFlops;
+  sgemm.value = 1.9e11;
+  sgemm.predicted = 3.8e11;
+  sgemm.efficiency = 0.5;
+  sgemm.verified = true;
+  std::string alone = Takeaway(sgemm, {sgemm}, *texts, 0);
+  EXPECT_EQ(alone.find("0.0x"), std::string::npos) << alone;
+  EXPECT_NE(alone.find("190 GFLOP/s"), std::string::npos) << alone;
+  bench::BenchResult naive = sgemm;
+  naive.id = "matmul.naive";
+  naive.value = 1.9e9;
+  std::string with_naive = Takeaway(sgemm, {naive, sgemm}, *texts, 0);
+  EXPECT_NE(with_naive.find("100.0x the naive loop"), std::string::npos) << with_naive;
+
+  bench::BenchResult triad;
+  triad.id = "memory.triad";
+  triad.group = "memory";
+  triad.backend = "cpu";
+  triad.case_label = "all threads";
+  triad.metric = bench::Metric::kBandwidth;
+  triad.value = 2.9e10;
+  triad.verified = true;
+  std::string no_model = Takeaway(triad, {triad}, *texts, 0);
+  EXPECT_EQ(no_model.find("- of the model"), std::string::npos) << no_model;
+  EXPECT_NE(no_model.find("29"), std::string::npos) << no_model;
 }
 
 }  // namespace

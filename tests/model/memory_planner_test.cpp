@@ -232,6 +232,27 @@ TEST(CheckFit, SplitsOverEnoughGpusWhenOneIsTooSmall) {
   EXPECT_LE(share + plan->overhead_bytes + 1.5 * kGiB, 16 * kGiB * job.headroom);
 }
 
+// The count must be one `--tp` accepts: 40 heads split over 3 GPUs is refused, so a job that
+// needs the room of 3 GPUs needs 4 (the next divisor of 40 is 4), and the memory still fits.
+TEST(CheckFit, CountsOnlyGpuNumbersThatDivideTheHeads) {
+  auto shape = Load("llama-2-13b.json");
+  ASSERT_EQ(shape.num_heads, 40);
+  Job job;
+  auto plan = PlanMemory(shape, job);
+  ASSERT_TRUE(plan.ok());
+  // Usable memory such that three GPUs' worth is needed by memory alone.
+  double shared = plan->total_bytes - plan->overhead_bytes;
+  double usable = (shared / 2.5 + plan->overhead_bytes + 1.5 * kGiB) / job.headroom;
+  FitResult memory_only = CheckFit(*plan, job, usable);
+  ASSERT_EQ(memory_only.gpus_needed, 3);
+  FitResult by_heads = CheckFit(*plan, job, usable, static_cast<int>(shape.num_heads));
+  EXPECT_EQ(by_heads.gpus_needed, 4);
+  EXPECT_EQ(40 % by_heads.gpus_needed, 0);
+  // A count that already divides the heads is kept.
+  FitResult two = CheckFit(*plan, job, (shared / 1.5 + plan->overhead_bytes + 1.5 * kGiB) / job.headroom, 40);
+  EXPECT_EQ(two.gpus_needed, 2);
+}
+
 TEST(FindCapacity, FindsTheLargestBatchThatStillFits) {
   auto shape = Load("meta-llama-3-8b.json");
   Job job;
