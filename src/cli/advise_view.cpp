@@ -13,6 +13,13 @@
 namespace gpuprobe::cli {
 namespace {
 
+// Three significant figures: x0.04, x3.21, x42.5, x756 (two decimals on x756.08 are noise).
+std::string Speedup(double x) {
+  if (x >= 100) return fmt::format("{:.0f}", x);
+  if (x >= 10) return fmt::format("{:.1f}", x);
+  return fmt::format("{:.2f}", x);
+}
+
 using nlohmann::json;
 
 std::string Dollars(const report::Texts& t, double usd) {
@@ -44,7 +51,7 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
     std::vector<std::string> row = {GpuNameText(e.gpu->name, t), core::FormatSeconds(e.compute_seconds), core::FormatSeconds(e.transfer_seconds),
                                     core::FormatSeconds(e.launch_seconds), core::FormatSeconds(e.total_seconds),
                                     core::FormatSeconds(e.resident_seconds),
-                                    fmt::format("x{:.2f} / x{:.2f}", e.speedup, e.resident_speedup),
+                                    fmt::format("x{} / x{}", Speedup(e.speedup), Speedup(e.resident_speedup)),
                                     e.price != nullptr ? Dollars(t, e.usd_per_million_calls) : "-"};
     if (llm) {
       row.push_back(Tr(t, *e.model_fits ? "advise.fits.yes" : "advise.fits.no", fmt::arg("total", core::FormatBytesBinary(e.model_bytes)),
