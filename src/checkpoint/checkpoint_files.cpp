@@ -1,5 +1,7 @@
 #include "checkpoint/checkpoint_files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -114,6 +116,8 @@ Result<HeaderBytes> ReadFilePrefix(const std::string& path, std::uint64_t max_by
   if (!in) return Status::InvalidArgument(fmt::format("{}: cannot be opened", path));
   HeaderBytes out;
   out.file_size = size;
+  struct stat st {};
+  out.disk_bytes = ::stat(path.c_str(), &st) == 0 && st.st_blocks > 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : size;
   GPUPROBE_RETURN_IF_ERROR(ReadAt(in, path, 0, std::min(size, max_bytes), out.bytes));
   return out;
 }

@@ -31,6 +31,9 @@ struct HeaderBytes {
   std::string bytes;           ///< the header (safetensors) or the file's first bytes (GGUF)
   std::uint64_t file_size = 0;
   std::uint64_t data_bytes = 0;  ///< safetensors: bytes after the header
+  /// ReadFilePrefix: the bytes the file really holds on disk (allocated blocks; a sparse
+  /// file's holes hold none), file_size where the file system does not say.
+  std::uint64_t disk_bytes = 0;
 };
 
 /// Reads the JSON header of a .safetensors file: the little-endian u64 length N (refused

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <iostream>
+#include <cctype>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/cmd_advise.h"
 #include "cli/cmd_bench.h"
@@ -22,6 +25,7 @@
 #include "cli/help_formatter.h"
 #include "cli/parse_errors.h"
 #include "core/spelling.h"
+#include "core/terminal_text.h"
 #include "core/version.h"
 #include "report/status_text.h"
 
@@ -141,7 +145,62 @@ std::unique_ptr<CliApp> BuildCliApp(const report::Texts& texts) {
   return cli;
 }
 
-int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Options whose value may be 0 with a meaning of its own; every other numeric option given
+// as 0 is refused (one rule for every verb: an explicit 0 never quietly means the default).
+// Numeric: CLI11 typed it as a number, or it is a quantity written with a unit (256MiB, 7B).
+bool ZeroIsMeaningless(const CLI::Option& option) {
+  static const std::set<std::string> kZeroMeans = {
+      "--think-time",          // plan: users send the next request at once
+      "--shared-prefix",       // plan: no prefix shared
+      "--parallel-fraction",   // advise: all serial
+      "--transfer-bytes",      // advise: the data stays on the GPU
+      "--flops", "--bytes",    // advise: a pure copy or pure arithmetic workload
+      "--fail-on-regression",  // history: any slowdown fails
+  };
+  static const std::set<std::string> kQuantitiesWithUnits = {"--size", "--params", "--train-tokens", "--seq", "--seconds"};
+  const std::string name = option.get_name();
+  if (kZeroMeans.count(name) != 0) return false;
+  const std::string type = option.get_type_name();
+  bool numeric = type == "INT" || type == "UINT" || type == "FLOAT" || type == "NUMBER" || kQuantitiesWithUnits.count(name) != 0;
+  return numeric && option.get_type_size() != 0;
+}
+
+/// "0", "0.0", "-0", "0e3", "0GiB", "0 B": a value that is zero whatever its unit.
+bool IsZeroQuantity(const std::string& value) {
+  size_t i = 0;
+  if (i < value.size() && (value[i] == '+' || value[i] == '-')) ++i;
+  bool digit = false;
+  while (i < value.size() && (value[i] == '0' || value[i] == '.')) digit |= value[i++] == '0';
+  if (!digit) return false;
+  if (i < value.size() && (value[i] == 'e' || value[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < value.size() && (value[j] == '+' || value[j] == '-')) ++j;
+    if (j < value.size() && std::isdigit(static_cast<unsigned char>(value[j]))) {
+      i = j;
+      while (i < value.size() && std::isdigit(static_cast<unsigned char>(value[i]))) ++i;
+    }
+  }
+  while (i < value.size() && value[i] == ' ') ++i;
+  for (; i < value.size(); ++i) {  // a unit: letters and '/' only (0x10 is not zero)
+    char c = value[i];
+    if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '/') || (c == 'x' && i == 1)) return false;
+  }
+  return true;
+}
+
+std::vector<const CLI::Option*> OptionsGiven(const std::vector<const CLI::App*>& chain) {
+  std::vector<const CLI::Option*> given;
+  for (const CLI::App* command : chain) {
+    for (const CLI::Option* option : command->get_options()) {
+      if (option->count() != 0 && !option->get_name().empty() && option->get_name()[0] == '-') given.push_back(option);
+    }
+  }
+  return given;
+}
+
+int RunFiltered(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // The language first: --help and the parser's own errors are already in it.
   auto texts = report::Texts::Load(LanguageBeforeParsing(argc, argv));
   if (!texts.ok()) {
@@ -212,6 +271,22 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
 
+  // An explicit 0 is never "the default": a quantity where 0 has no meaning is refused.
+  for (const CLI::Option* option : OptionsGiven(chain)) {
+    if (!ZeroIsMeaningless(*option)) continue;
+    for (const auto& value : option->results()) {
+      if (!IsZeroQuantity(value)) continue;
+      const std::string where = "gpuprobe " + chain.back()->get_name();
+      PrintError(err,
+                 core::Status::InvalidArgument(fmt::format("{} must be above 0, got '{}'", option->get_name(), value),
+                                               "leave it out for the default; run '" + where + " --help'")
+                     .WithKeys("error.cli.zero", {{"option", option->get_name()}, {"value", value}, {"command", where}},
+                               "error.cli.zero_hint"),
+                 *texts);
+      return static_cast<int>(core::ExitCode::kBadInput);
+    }
+  }
+
   VerbContext context{cli->options, *texts, out, err};
   VerbRunner runner = cli->runners.front().second;  // no verb: the tour
   for (auto& [command, verb_runner] : cli->runners) {
@@ -231,6 +306,21 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return static_cast<int>(ExitCodeFor(result.status()));
   }
   return static_cast<int>(*result);
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // Every byte a verb writes passes the terminal filter (core/terminal_text.h): names, fields
+  // and log lines quoted from inputs cannot move the cursor, retitle the window or hide text.
+  core::TerminalSafeBuf safe_out(out.rdbuf());
+  core::TerminalSafeBuf safe_err(err.rdbuf());
+  std::ostream filtered_out(&safe_out);
+  std::ostream filtered_err(&safe_err);
+  int code = RunFiltered(argc, argv, filtered_out, filtered_err);
+  filtered_out.flush();
+  filtered_err.flush();
+  return code;
 }
 
 }  // namespace gpuprobe::cli

@@ -21,6 +21,7 @@
 #include "cli/inspect_view.h"
 #include "summary/live_state.h"
 #include "summary/spec_data.h"
+#include "core/terminal_text.h"
 #include "core/file_io.h"
 #include "core/units.h"
 #include "report/json_document.h"
@@ -193,8 +194,8 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
       util.resize(gpus.size());
       memory.resize(gpus.size());
       power.resize(gpus.size());
-      std::string frame = terminal ? "\x1b[H\x1b[2J" : "";
-      frame += fmt::format("gpuprobe inspect --watch {:g}  (sample {}, Ctrl-C to stop)\n\n", o.watch, sample + 1);
+      if (terminal) core::WriteTerminalControl(ctx.out, "\x1b[H\x1b[2J");  // home, clear screen
+      std::string frame = fmt::format("gpuprobe inspect --watch {:g}  (sample {}, Ctrl-C to stop)\n\n", o.watch, sample + 1);
       for (size_t i = 0; i < gpus.size(); ++i) {
         const auto& g = gpus[i];
         auto push = [](std::deque<double>& q, double v) {

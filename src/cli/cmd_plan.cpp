@@ -52,8 +52,10 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_option("--pp", o->pp, "pipeline-parallel stages, each GPU holding 1/pp of the layers (default 1)");
   command->add_option("--ep", o->ep, "expert-parallel GPUs the routed experts are spread over (MoE; a multiple of --tp)");
   command->add_option("--shared-prefix", o->shared_prefix, "tokens every request shares (system prompt): prefix caching");
-  command->add_flag("--checkpointing", o->checkpointing, "activation checkpointing (recompute in backward); on for qlora");
-  command->add_flag("--no-checkpointing", o->no_checkpointing, "turn activation checkpointing off, also for qlora");
+  CLI::Option* checkpointing =
+      command->add_flag("--checkpointing", o->checkpointing, "activation checkpointing (recompute in backward); on for qlora");
+  command->add_flag("--no-checkpointing", o->no_checkpointing, "turn activation checkpointing off, also for qlora")
+      ->excludes(checkpointing);
   command->add_option("--gpu", o->gpu, "one GPU to plan for: capacity, speed, communication; ways to make it fit when it does not");
   command->add_option("--headroom", o->headroom, "fraction of usable memory a plan may fill (default 0.9, as vLLM)");
   command->add_option("--rps", o->rps, "traffic: requests per second to serve (needs --gpu, --prompt-tokens, --output-tokens)");

@@ -8,6 +8,7 @@
 #include "checkpoint/checkpoint_files.h"
 #include "core/embedded_data.h"
 #include "core/file_io.h"
+#include "core/input_limits.h"
 #include "model/gguf.h"
 #include "model/gguf_shape.h"
 #include "model/hf_config.h"
@@ -22,7 +23,6 @@ using core::Status;
 // A config.json is a few KiB; anything this large is not one.
 constexpr std::uint64_t kMaxConfigBytes = 16 << 20;
 constexpr size_t kMaxShards = 10000;
-constexpr std::uint64_t kMaxGgufHeaderBytes = 1ull << 30;
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -102,10 +102,11 @@ Result<ModelSource> FromGguf(const std::string& path) {
     if (parsed.ok() || parsed.status().code() != core::StatusCode::kUnavailable) break;
     // The metadata (a vocabulary can be megabytes) runs past what was read: read more.
     std::uint64_t needed = std::strtoull(parsed.status().message().c_str(), nullptr, 10);
-    want = std::max(want * 4, needed);
-    if (want > kMaxGgufHeaderBytes) {
-      return Status::InvalidArgument(fmt::format("{}: GGUF metadata larger than 1 GiB; not read", path));
-    }
+    // The budget: no more than gpuprobe reads, and no more than the file holds on disk (a
+    // sparse file claiming a gigabyte of metadata in its holes is refused before it is read).
+    const std::uint64_t budget = std::min<std::uint64_t>(core::limits::kGgufMetadataBytes, prefix.disk_bytes);
+    if (needed > budget) return core::limits::OverLimit(path, "gguf_metadata", needed, budget);
+    want = std::min(std::max(want * 4, needed), budget);
   }
   if (!parsed.ok()) return parsed.status();
   ModelSource source;

@@ -5,29 +5,45 @@
 
 namespace gpuprobe::core {
 
-int EditDistance(std::string_view a, std::string_view b) {
-  std::vector<int> previous(b.size() + 1);
-  std::vector<int> current(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) previous[j] = static_cast<int>(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    current[0] = static_cast<int>(i);
-    for (size_t j = 1; j <= b.size(); ++j) {
+int EditDistance(std::string_view a, std::string_view b) { return BoundedEditDistance(a, b, -1); }
+
+int BoundedEditDistance(std::string_view a, std::string_view b, int bound) {
+  const size_t la = a.size(), lb = b.size();
+  const size_t diff = la > lb ? la - lb : lb - la;
+  // Ukkonen's cut-off: the distance is at least the difference in length, and only the cells
+  // within `bound` of the diagonal can stay within it, so the work is O(bound x length).
+  if (bound >= 0 && diff > static_cast<size_t>(bound)) return bound + 1;
+  const int big = static_cast<int>(la + lb + 1);
+  const size_t band = bound < 0 ? std::max(la, lb) : static_cast<size_t>(bound);
+  std::vector<int> previous(lb + 1, big);
+  std::vector<int> current(lb + 1, big);
+  for (size_t j = 0; j <= std::min(lb, band); ++j) previous[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= la; ++i) {
+    const size_t from = i > band ? i - band : 1;
+    const size_t to = std::min(lb, i + band);
+    std::fill(current.begin(), current.end(), big);
+    if (i <= band) current[0] = static_cast<int>(i);
+    int row_best = current[0];
+    for (size_t j = from; j <= to; ++j) {
       bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
                   std::tolower(static_cast<unsigned char>(b[j - 1]));
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (same ? 0 : 1)});
+      row_best = std::min(row_best, current[j]);
     }
+    if (bound >= 0 && row_best > bound) return bound + 1;
     std::swap(previous, current);
   }
-  return previous[b.size()];
+  return std::min(previous[lb], bound >= 0 ? bound + 1 : big);
 }
 
 std::vector<std::string> ClosestMatches(std::string_view word,
                                         const std::vector<std::string>& candidates,
                                         int max_distance, size_t limit) {
   if (max_distance < 0) max_distance = std::max<int>(2, static_cast<int>(word.size()) / 3);
+  max_distance = std::min(max_distance, kMaxSuggestionDistance);
   std::vector<std::pair<int, size_t>> scored;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    int distance = EditDistance(word, candidates[i]);
+    int distance = BoundedEditDistance(word, candidates[i], max_distance);
     if (distance <= max_distance) scored.emplace_back(distance, i);
   }
   std::stable_sort(scored.begin(), scored.end(),

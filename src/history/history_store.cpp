@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -13,22 +14,26 @@
 namespace gpuprobe::history {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// What makes a file a gpuprobe history: SQLite's application id field (the header's bytes
+// 68-71, "GPPR") and our own schema table, beyond the user_version any program may set to 1.
+constexpr long long kApplicationId = 0x47505052;
+constexpr int kSchemaVersion = 2;  // 1: the same tables without the application id and schema table
 
-constexpr const char* kSchema = R"(
-CREATE TABLE IF NOT EXISTS runs (
+// The table definitions; SQLite keeps this text in sqlite_master, which is how a history of
+// format 1 is recognised (the spelling must not change).
+constexpr const char* kRunsTable = R"(CREATE TABLE runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   recorded_at TEXT NOT NULL,
   host TEXT NOT NULL, cpu TEXT NOT NULL, gpus TEXT NOT NULL,
   mode TEXT NOT NULL, version TEXT NOT NULL,
-  document TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
+  document TEXT NOT NULL))";
+constexpr const char* kResultsTable = R"(CREATE TABLE results (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   key TEXT NOT NULL, id TEXT NOT NULL, backend TEXT NOT NULL, case_label TEXT NOT NULL,
   metric TEXT NOT NULL, unit TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, noisy INTEGER NOT NULL,
-  PRIMARY KEY (run_id, key));
-)";
+  PRIMARY KEY (run_id, key)))";
+constexpr const char* kSchemaTable = "CREATE TABLE gpuprobe_schema (version INTEGER NOT NULL, written_by TEXT NOT NULL)";
 
 /// A prepared statement that finalizes itself.
 class Statement {
@@ -92,30 +97,94 @@ std::string DefaultHistoryPath() {
 
 namespace {
 
-// Reads user_version and whether the file has any table, inside the caller's transaction.
-core::Status ReadSchema(sqlite3* db, const std::string& path, int* user_version, bool* empty) {
-  Statement check(db, "PRAGMA user_version");
-  if (!check.ok() || sqlite3_step(check.get()) != SQLITE_ROW) {
-    return core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
-                                    "pass another file with --db; this one was left untouched")
-        .WithKeys("history.error.not_history", {{"path", path}}, "history.error.untouched_hint");
-  }
-  *user_version = sqlite3_column_int(check.get(), 0);
-  Statement tables(db, "SELECT count(*) FROM sqlite_master");
-  if (!tables.ok() || sqlite3_step(tables.get()) != SQLITE_ROW) return DbError(db, path, "cannot read");
-  *empty = sqlite3_column_int(tables.get(), 0) == 0;
-  return core::Status::Ok();
+core::Status NotOurs(const std::string& path, const std::string& why) {
+  return core::Status::ParseError(fmt::format("'{}' is an SQLite file but not a gpuprobe history ({})", path, why),
+                                  "pass another file with --db; this one was left untouched")
+      .WithKeys("history.error.other_schema", {{"path", path}, {"schema", why}}, "history.error.untouched_hint");
 }
 
-core::Status CheckOurs(int user_version, bool empty, const std::string& path) {
-  if (!empty && user_version != kSchemaVersion) {
-    return core::Status::ParseError(
-               fmt::format("'{}' is an SQLite file but not a gpuprobe history (schema {})", path, user_version),
-               "pass another file with --db; this one was left untouched")
-        .WithKeys("history.error.other_schema", {{"path", path}, {"schema", std::to_string(user_version)}},
-                  "history.error.untouched_hint");
+core::Status NotADatabase(const std::string& path) {
+  return core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
+                                  "pass another file with --db; this one was left untouched")
+      .WithKeys("history.error.not_history", {{"path", path}}, "history.error.untouched_hint");
+}
+
+bool ReadInt(sqlite3* db, const char* sql, long long* value) {
+  Statement q(db, sql);
+  if (!q.ok() || sqlite3_step(q.get()) != SQLITE_ROW) return false;
+  *value = sqlite3_column_int64(q.get(), 0);
+  return true;
+}
+
+/// The table definitions exactly as this version creates them (whitespace-normalised), so
+/// a history written before the file carried our application id is still recognised.
+std::string NormalisedSql(std::string_view sql) {
+  std::string out;
+  bool space = false;
+  for (char c : sql) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space && c != ',' && c != ')' && out.back() != '(') out += ' ';
+    space = false;
+    out += c;
   }
-  return core::Status::Ok();
+  return out;
+}
+
+bool HasOurTables(sqlite3* db, bool with_schema_table) {
+  Statement q(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  if (!q.ok()) return false;
+  std::vector<std::pair<std::string, std::string>> tables;
+  while (sqlite3_step(q.get()) == SQLITE_ROW) tables.emplace_back(q.Text(0), NormalisedSql(q.Text(1)));
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"results", NormalisedSql(kResultsTable)},
+      {"runs", NormalisedSql(kRunsTable)},
+  };
+  if (with_schema_table) expected.insert(expected.begin(), {"gpuprobe_schema", NormalisedSql(kSchemaTable)});
+  return tables == expected;
+}
+
+std::string TableNames(sqlite3* db) {
+  Statement q(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6");
+  std::string names;
+  int n = 0;
+  while (q.ok() && sqlite3_step(q.get()) == SQLITE_ROW) names += (n++ ? "," : "") + (n > 5 ? std::string("...") : q.Text(0));
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+Identity IdentifyHistory(sqlite3* db) {
+  long long application_id = -1, user_version = -1, objects = -1;
+  if (!ReadInt(db, "PRAGMA application_id", &application_id) || !ReadInt(db, "PRAGMA user_version", &user_version) ||
+      !ReadInt(db, "SELECT count(*) FROM sqlite_master", &objects)) {
+    return {Identity::kNotSqlite, ""};
+  }
+  if (application_id == kApplicationId) {
+    long long version = -1;
+    if (!ReadInt(db, "SELECT version FROM gpuprobe_schema", &version) || !HasOurTables(db, true)) {
+      return {Identity::kForeign, fmt::format("application_id={:#x}, tables={}", application_id, TableNames(db))};
+    }
+    if (version != kSchemaVersion) return {Identity::kForeign, fmt::format("gpuprobe_schema.version={}", version)};
+    return {Identity::kOurs, ""};
+  }
+  if (application_id != 0) return {Identity::kForeign, fmt::format("application_id={:#x}", application_id)};
+  if (objects == 0 && user_version == 0) return {Identity::kEmpty, ""};
+  // Histories written before the application id: user_version 1 and exactly our two tables.
+  if (user_version == 1 && HasOurTables(db, false)) return {Identity::kLegacy, ""};
+  return {Identity::kForeign, fmt::format("user_version={}, tables={}", user_version, TableNames(db))};
+}
+
+namespace {
+
+core::Status CheckIdentity(const Identity& identity, const std::string& path) {
+  switch (identity.kind) {
+    case Identity::kNotSqlite: return NotADatabase(path);
+    case Identity::kForeign: return NotOurs(path, identity.why);
+    default: return core::Status::Ok();
+  }
 }
 
 }  // namespace
@@ -130,6 +199,25 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
   if (exists && !std::filesystem::is_regular_file(path, ec)) {
     return core::Status::InvalidArgument(fmt::format("history '{}' is not a regular file", path))
         .WithKeys("history.error.not_regular", {{"path", path}});
+  }
+  // An existing file is identified read-only first: a file that is not ours is refused
+  // before a single byte of it (its journal mode included) could change.
+  if (exists) {
+    sqlite3* probe = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &probe, SQLITE_OPEN_READONLY, nullptr);
+    std::shared_ptr<sqlite3> closer(probe, [](sqlite3* db) { sqlite3_close(db); });
+    if (rc != SQLITE_OK) return DbError(probe, path, "cannot open");
+    sqlite3_busy_timeout(probe, 10000);
+    // One read transaction: another process creating the file meanwhile is seen whole or not at all.
+    sqlite3_exec(probe, "BEGIN", nullptr, nullptr, nullptr);
+    Identity identity = IdentifyHistory(probe);
+    sqlite3_exec(probe, "COMMIT", nullptr, nullptr, nullptr);
+    GPUPROBE_RETURN_IF_ERROR(CheckIdentity(identity, path));
+    if (!create && identity.kind == Identity::kEmpty) {
+      return core::Status::InvalidArgument(fmt::format("'{}' holds no saved run (an empty file)", path),
+                                           "save a run first: gpuprobe bench --save --db " + path)
+          .WithKeys("history.error.empty_file", {{"path", path}}, "history.error.save_first_db_hint");
+    }
   }
   bool made_directory = false;
   if (!exists) {
@@ -149,19 +237,7 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
   if (rc != SQLITE_OK) return DbError(raw, path, "cannot open");
   sqlite3_busy_timeout(raw, 10000);  // another gpuprobe saving at the same moment waits, not fails
   sqlite3_extended_result_codes(raw, 1);
-
-  if (!create) {
-    int user_version = -1;
-    bool empty = false;
-    GPUPROBE_RETURN_IF_ERROR(ReadSchema(raw, path, &user_version, &empty));
-    if (empty) {
-      return core::Status::InvalidArgument(fmt::format("'{}' holds no saved run (an empty file)", path),
-                                           "save a run first: gpuprobe bench --save --db " + path)
-          .WithKeys("history.error.empty_file", {{"path", path}}, "history.error.save_first_db_hint");
-    }
-    GPUPROBE_RETURN_IF_ERROR(CheckOurs(user_version, empty, path));
-    return store;
-  }
+  if (!create) return store;
 
   // Writers: a file the OS will not let us write is found now, before a bench runs for minutes.
   if (sqlite3_db_readonly(raw, "main") == 1) {
@@ -182,20 +258,20 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
     }
   };
   if (sqlite3_exec(raw, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    core::Status error = (sqlite3_errcode(raw) & 0xff) == SQLITE_NOTADB
-                             ? core::Status::ParseError(fmt::format("'{}' is not a gpuprobe history database", path),
-                                                        "pass another file with --db; this one was left untouched")
-                                   .WithKeys("history.error.not_history", {{"path", path}}, "history.error.untouched_hint")
-                             : DbError(raw, path, "cannot write");
+    core::Status error = (sqlite3_errcode(raw) & 0xff) == SQLITE_NOTADB ? NotADatabase(path) : DbError(raw, path, "cannot write");
     undo_new_file();
     return error;
   }
-  int user_version = -1;
-  bool empty = false;
-  core::Status schema = ReadSchema(raw, path, &user_version, &empty);
-  if (schema.ok()) schema = CheckOurs(user_version, empty, path);
-  if (schema.ok() && empty) {
-    std::string script = std::string(kSchema) + fmt::format("PRAGMA user_version = {};", kSchemaVersion);
+  // Identified again inside the transaction: another process may have made it meanwhile.
+  Identity identity = IdentifyHistory(raw);
+  core::Status schema = CheckIdentity(identity, path);
+  if (schema.ok() && identity.kind != Identity::kOurs) {
+    std::string script = fmt::format("{}{}{}{}INSERT INTO gpuprobe_schema VALUES ({}, 'gpuprobe');"
+                                     "PRAGMA application_id = {}; PRAGMA user_version = {};",
+                                     identity.kind == Identity::kEmpty ? kRunsTable : "",
+                                     identity.kind == Identity::kEmpty ? ";" : "",
+                                     identity.kind == Identity::kEmpty ? std::string(kResultsTable) + ";" : "",
+                                     std::string(kSchemaTable) + ";", kSchemaVersion, kApplicationId, kSchemaVersion);
     if (sqlite3_exec(raw, script.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) schema = DbError(raw, path, "cannot create the tables");
   }
   if (schema.ok() && sqlite3_exec(raw, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
@@ -305,6 +381,26 @@ core::Result<RunRecord> HistoryStore::Load(long long id) const {
     r.case_label = q.Text(3);
     r.metric = q.Text(4);
     r.unit = q.Text(5);
+    // Values are checked as they are read: a cell another program damaged ('abc' reads as
+    // 0, 1e999 as infinity) must make the run "corrupted", never a quiet "SAME".
+    for (int column : {6, 7, 8, 9, 10}) {
+      int type = sqlite3_column_type(q.get(), column);
+      double number = sqlite3_column_double(q.get(), column);
+      bool integer_column = column == 6 || column == 10;
+      bool numeric = type == SQLITE_INTEGER || (type == SQLITE_FLOAT && !integer_column);
+      bool valid = numeric && std::isfinite(number) && number >= 0 && (column != 7 || number > 0);
+      if (!valid) {
+        const char* names[] = {"threads", "value", "low", "high", "noisy"};
+        std::string cell = q.Text(column);
+        if (type == SQLITE_NULL) cell = "NULL";
+        return core::Status::ParseError(
+                   fmt::format("run {} in '{}' is corrupted: result '{}' has {} '{}'", id, path_, r.key, names[column - 6], cell),
+                   "the run cannot be compared; save a new run with gpuprobe bench --save")
+            .WithKeys("history.error.corrupted",
+                      {{"id", std::to_string(id)}, {"path", path_}, {"key", r.key}, {"field", names[column - 6]}, {"cell", cell}},
+                      "history.error.corrupted_hint");
+      }
+    }
     r.threads = sqlite3_column_int(q.get(), 6);
     r.value = sqlite3_column_double(q.get(), 7);
     r.low = sqlite3_column_double(q.get(), 8);

@@ -25,6 +25,15 @@ struct RunSummary {
   int results = 0;
 };
 
+/// What an SQLite file is to us. A history carries our application id and schema table;
+/// format 1 (before them) is recognised by its exact tables and upgraded when written.
+struct Identity {
+  enum Kind { kNotSqlite, kEmpty, kOurs, kLegacy, kForeign } kind = kNotSqlite;
+  std::string why;  ///< for kForeign: what it holds instead ("application id 0x1234", "schema 1")
+};
+/// Reads only: pragmas and sqlite_master.
+Identity IdentifyHistory(sqlite3* db);
+
 /// $XDG_DATA_HOME/gpuprobe/history.db, else $HOME/.local/share/gpuprobe/history.db.
 std::string DefaultHistoryPath();
 

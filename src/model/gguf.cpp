@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/input_limits.h"
+
 #include "model/config_reader.h"
 
 namespace gpuprobe::model {
@@ -32,7 +34,7 @@ GgmlTypeInfo GgmlType(std::uint32_t type) {
 
 namespace {
 
-constexpr std::uint64_t kMaxCount = 1000000;       // tensors or metadata pairs
+constexpr std::uint64_t kMaxCount = 1000000;       // metadata pairs
 constexpr std::uint64_t kMaxStringBytes = 1 << 24; // one string (a merges entry is ~20 B)
 constexpr std::uint64_t kMaxArrayItems = 1ull << 26;
 
@@ -162,7 +164,9 @@ Result<GgufFile> ParseGguf(std::string_view bytes, std::uint64_t file_size, cons
   std::uint64_t tensor_count = 0, kv_count = 0;
   GPUPROBE_ASSIGN_OR_RETURN(tensor_count, c.Read<std::uint64_t>());
   GPUPROBE_ASSIGN_OR_RETURN(kv_count, c.Read<std::uint64_t>());
-  if (tensor_count > kMaxCount) return c.Fail(fmt::format("tensor_count {} is absurd", tensor_count));
+  if (tensor_count > core::limits::kTensorsPerCheckpoint) {
+    return core::limits::OverLimit(label, "tensors", tensor_count, core::limits::kTensorsPerCheckpoint);
+  }
   if (kv_count > kMaxCount) return c.Fail(fmt::format("metadata_kv_count {} is absurd", kv_count));
   for (std::uint64_t i = 0; i < kv_count; ++i) {
     std::string key;

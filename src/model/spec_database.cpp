@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/input_limits.h"
 #include "core/spelling.h"
 
 namespace gpuprobe::model {
@@ -262,6 +263,9 @@ std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query)
 }
 
 Result<const GpuSpec*> SpecDatabase::Find(std::string_view query) const {
+  if (query.size() > core::limits::kNameBytes) {
+    return core::limits::OverLimit(fmt::format("'{}...'", query.substr(0, 40)), "name", query.size(), core::limits::kNameBytes);
+  }
   std::vector<const GpuSpec*> found = Candidates(query);
   if (found.size() == 1) return found.front();
   if (found.size() > 1) {

@@ -1,7 +1,9 @@
 #include "telemetry/capture_reader.h"
 
+#include <cctype>
 #include <sstream>
 
+#include "core/input_limits.h"
 #include "telemetry/smi_csv.h"
 #include "telemetry/smi_table_parser.h"
 #include "telemetry/smi_text_parser.h"
@@ -79,9 +81,61 @@ CaptureFormat DetectCaptureFormat(std::string_view text) {
   return CaptureFormat::kUnknown;
 }
 
+namespace {
+
+core::Result<CaptureResult> ReadCaptureUnbounded(std::string_view text, CaptureResult result);
+
+size_t CountOccurrences(std::string_view text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+/// GPU records a capture holds, counted in one pass before any is parsed, so the budget
+/// bounds the work and memory of the parse itself (a GPU record costs ~30 KB parsed).
+size_t CountGpuRecords(std::string_view text, CaptureFormat format) {
+  switch (format) {
+    case CaptureFormat::kXml: return CountOccurrences(text, "<gpu ") + CountOccurrences(text, "<gpu>");
+    case CaptureFormat::kText:
+    case CaptureFormat::kSectioned: {
+      size_t n = 0;  // "GPU 00000000:17:00.0" at the start of a line
+      for (size_t at = text.find("GPU "); at != std::string_view::npos; at = text.find("GPU ", at + 4)) {
+        bool line_start = at == 0 || text[at - 1] == '\n';
+        if (line_start && at + 4 < text.size() && std::isxdigit(static_cast<unsigned char>(text[at + 4]))) ++n;
+      }
+      return n;
+    }
+    case CaptureFormat::kCsv: {
+      size_t lines = CountOccurrences(text, "\n") + (text.empty() || text.back() == '\n' ? 0 : 1);
+      return lines > 0 ? lines - 1 : 0;
+    }
+    case CaptureFormat::kTable: return CountOccurrences(text, "MiB /");  // the memory cell, one per GPU
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 core::Result<CaptureResult> ReadCapture(std::string_view text) {
   CaptureResult result;
   result.format = DetectCaptureFormat(text);
+  if (size_t records = CountGpuRecords(text, result.format); records > core::limits::kGpusPerCapture) {
+    return core::limits::OverLimit(CaptureFormatName(result.format), "gpus", records, core::limits::kGpusPerCapture);
+  }
+  auto result_or = ReadCaptureUnbounded(text, result);
+  if (result_or.ok()) {
+    for (const auto& set : result_or->sets) {
+      if (set.gpus.size() > core::limits::kGpusPerCapture) {
+        return core::limits::OverLimit(CaptureFormatName(result.format), "gpus", set.gpus.size(), core::limits::kGpusPerCapture);
+      }
+    }
+  }
+  return result_or;
+}
+
+namespace {
+
+core::Result<CaptureResult> ReadCaptureUnbounded(std::string_view text, CaptureResult result) {
   smi::Diagnostics diagnostics;
   auto finish = [&](CaptureResult* r) {
     for (auto& note : diagnostics.Messages()) r->warnings.push_back(std::move(note));
@@ -144,5 +198,7 @@ core::Result<CaptureResult> ReadCapture(std::string_view text) {
                                   "give nvidia-smi -q -x XML, nvidia-smi -q text, the default nvidia-smi table, --query-gpu CSV with a header, or gpuprobe inspect JSON")
       .WithKeys("error.capture.unrecognised", {}, "error.capture.unrecognised.hint");
 }
+
+}  // namespace
 
 }  // namespace gpuprobe::telemetry

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "history/history_store.h"
 
@@ -199,6 +200,141 @@ TEST_F(HistoryStoreTest, AFullDiskLeavesNoEmptyFileBehind) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the open must fail when nothing can be written";
   EXPECT_FALSE(std::filesystem::exists(path)) << "no empty database left behind";
+}
+
+}  // namespace
+}  // namespace gpuprobe::history
+
+namespace gpuprobe::history {
+namespace {
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void Exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = error != nullptr ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << message;
+}
+
+class ForeignHistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpuprobe-foreign-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "app.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+// Another application's database with user_version 1 (the first version of many programs):
+// refused by writers and readers, and not one byte changes (journal mode included).
+TEST_F(ForeignHistoryTest, AnotherProgramsDatabaseWithUserVersionOneIsRefusedAndUnchanged) {
+  Exec(path_, "CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO runs VALUES (1, 'x'); PRAGMA user_version = 1;");
+  const std::string before = ReadAll(path_);
+  for (bool create : {true, false}) {
+    auto store = HistoryStore::Open(path_, create);
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.status().message().find("not a gpuprobe history"), std::string::npos) << store.status().message();
+    EXPECT_EQ(store.status().code(), core::StatusCode::kParseError);
+  }
+  EXPECT_EQ(ReadAll(path_), before);
+  EXPECT_FALSE(std::filesystem::exists(path_ + "-wal"));
+}
+
+TEST_F(ForeignHistoryTest, AnApplicationIdOfAnotherProgramIsRefused) {
+  Exec(path_, "PRAGMA application_id = 1234;");
+  const std::string before = ReadAll(path_);
+  auto store = HistoryStore::Open(path_, true);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("application_id=0x4d2"), std::string::npos) << store.status().message();
+  EXPECT_EQ(ReadAll(path_), before);
+}
+
+// A history written before the application id (format 1) is still ours: read as it is,
+// upgraded in place when a run is saved.
+TEST_F(ForeignHistoryTest, AFormatOneHistoryIsReadAndUpgradedWhenWritten) {
+  Exec(path_, R"(
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  recorded_at TEXT NOT NULL,
+  host TEXT NOT NULL, cpu TEXT NOT NULL, gpus TEXT NOT NULL,
+  mode TEXT NOT NULL, version TEXT NOT NULL,
+  document TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL, id TEXT NOT NULL, backend TEXT NOT NULL, case_label TEXT NOT NULL,
+  metric TEXT NOT NULL, unit TEXT NOT NULL, threads INTEGER NOT NULL,
+  value REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, noisy INTEGER NOT NULL,
+  PRIMARY KEY (run_id, key));
+PRAGMA user_version = 1;
+INSERT INTO runs VALUES (1, '2025-01-01T00:00:00Z', 'h', 'CPU', '', 'quick', '0.1', '{}');
+INSERT INTO results VALUES (1, 'memory.triad|cpu|all', 'memory.triad', 'cpu', 'all', 'bandwidth', 'B/s', 2, 1e10, 9e9, 1.1e10, 0);)");
+  {
+    auto reader = HistoryStore::Open(path_, false);
+    ASSERT_TRUE(reader.ok()) << reader.status().message();
+    auto run = reader->Load(1);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    EXPECT_DOUBLE_EQ(run->results.at(0).value, 1e10);
+  }
+  auto writer = HistoryStore::Open(path_, true);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(IdentifyHistory(db).kind, Identity::kOurs);
+  sqlite3_close(db);
+}
+
+TEST_F(ForeignHistoryTest, ANewHistoryCarriesItsIdentity) {
+  auto store = HistoryStore::Open(path_, true);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(IdentifyHistory(db).kind, Identity::kOurs);
+  sqlite3_close(db);
+}
+
+// A value another program damaged makes the run corrupted, never a quiet 0 or null.
+TEST_F(ForeignHistoryTest, CorruptedValuesAreReportedAsCorrupted) {
+  for (const char* damage : {"'abc'", "1e999", "-5", "0"}) {
+    std::filesystem::remove(path_);
+    long long id = 0;
+    {
+      auto store = HistoryStore::Open(path_, true);
+      ASSERT_TRUE(store.ok());
+      RunRecord run;
+      run.cpu = "CPU";
+      RecordedResult r;
+      r.key = "memory.triad|cpu|all";
+      r.id = "memory.triad";
+      r.metric = "bandwidth";
+      r.unit = "B/s";
+      r.value = 1e10;
+      r.low = 9e9;
+      r.high = 1.1e10;
+      run.results.push_back(r);
+      auto saved = store->Save(run, "{}");
+      ASSERT_TRUE(saved.ok());
+      id = *saved;
+    }
+    Exec(path_, std::string("PRAGMA ignore_check_constraints = 1; UPDATE results SET value = ") + damage);
+    auto store = HistoryStore::Open(path_, false);
+    ASSERT_TRUE(store.ok());
+    auto loaded = store->Load(id);
+    ASSERT_FALSE(loaded.ok()) << damage;
+    EXPECT_NE(loaded.status().message().find("is corrupted"), std::string::npos) << loaded.status().message();
+  }
 }
 
 }  // namespace

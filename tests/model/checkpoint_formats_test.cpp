@@ -236,7 +236,7 @@ TEST(Gguf, AShortPrefixAsksForMoreAndBadFilesAreRefused) {
   std::string huge = bytes;
   std::uint64_t count = 1ull << 40;
   std::memcpy(huge.data() + 8, &count, 8);
-  bad(huge, size, "tensor_count");
+  bad(huge, size, "tensors is more than gpuprobe reads");
   auto unknown = TinyLlama();
   unknown[0].type = 4;
   std::uint64_t unknown_size = 0;
