@@ -20,15 +20,39 @@ enum class AccessPattern { kSequential, kStrided, kRandom, kMisaligned };
 /// by memory-level parallelism that the vector kernels have and it lacks.
 constexpr int kAccessLoadsInFlight = 8;
 
+/// The strided pattern's largest item count: the index divides by the row count with a
+/// precomputed reciprocal that is exact for items below 2^31 (8 GiB of floats).
+inline constexpr std::uint64_t kAccessMaxStridedItems = 1ull << 31;
+
+/// What the kernel needs to place item `i`, computed once on the host: n, the stride and,
+/// for the strided pattern, rows = n / stride with its reciprocal (magic, shift) so that
+/// i / rows = (i * magic) >> shift for every i < 2^31, a multiply and a shift instead of the
+/// 64-bit division (div.u64, ~68 instructions per element) that bound small strides.
+struct AccessGeometry {
+  std::uint64_t n = 0;
+  std::uint32_t stride = 1;
+  std::uint64_t rows = 0, magic = 0;
+  std::uint32_t shift = 0;
+};
+
+/// The geometry of n items at `stride` (n a multiple of the stride, n <= kAccessMaxStridedItems
+/// for the strided pattern; the caller clamps).
+AccessGeometry MakeAccessGeometry(std::uint64_t n, std::uint32_t stride);
+
+/// floor(i / g.rows) for i < 2^31 without a division.
+GPUPROBE_HOST_DEVICE inline std::uint64_t AccessRowQuotient(std::uint64_t i, const AccessGeometry& g) {
+  return (i * g.magic) >> g.shift;
+}
+
 /// The element item `i` of [0, n) reads: a permutation of [0, n) for every pattern
 /// (strided walks column by column of an (n / stride) x stride matrix; n is a multiple of
 /// the stride). `perm` is the random pattern's permutation, read by the kernel too.
-GPUPROBE_HOST_DEVICE inline std::uint64_t AccessIndex(AccessPattern p, std::uint64_t i, std::uint64_t n, std::uint32_t stride,
+GPUPROBE_HOST_DEVICE inline std::uint64_t AccessIndex(AccessPattern p, std::uint64_t i, const AccessGeometry& g,
                                                       const std::uint32_t* perm) {
   switch (p) {
     case AccessPattern::kStrided: {
-      std::uint64_t rows = n / stride;
-      return (i % rows) * stride + i / rows;
+      std::uint64_t column = AccessRowQuotient(i, g);
+      return (i - column * g.rows) * g.stride + column;
     }
     case AccessPattern::kRandom: return perm[i];
     default: return i;  // sequential; misaligned reads the same, from a base 4 bytes on

@@ -46,7 +46,11 @@ struct DeviceInfo {
 struct DeviceSample {
   std::string note;       ///< "SM 1980 MHz, 612 W, 58 C"; empty when nothing was sampled
   double clock_hz = 0;    ///< the compute clock then, 0 when unknown
-  bool throttled = false; ///< a power or thermal limit was holding the clocks down
+  bool throttled = false; ///< a thermal limit or a hardware slowdown was holding the clocks down
+  /// The board was at its power limit (NVML's SW power cap): the normal state of a GPU
+  /// under sustained tensor load, reported as information, not as throttling.
+  bool power_capped = false;
+  double power_w = 0;     ///< board power draw then, 0 when unknown
 };
 
 class BackendContext {

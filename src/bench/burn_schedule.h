@@ -7,6 +7,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpuprobe::bench::gpu {
@@ -28,5 +30,31 @@ struct BusyInterval {
 /// Busy time / (last end - first start) over non-overlapping intervals in order; 0 when
 /// there are none or the span is not positive.
 double DutyCycle(const std::vector<BusyInterval>& intervals);
+
+/// Below this share of the peak sampled clock, the sustained clock "sags".
+inline constexpr double kBurnClockSagRatio = 0.85;
+
+/// One NVML sample during the burn, as the verdict needs it.
+struct BurnSample {
+  double clock_hz = 0;        ///< 0 when unknown
+  bool throttled = false;     ///< a thermal limit or hardware slowdown held the clocks
+  bool power_capped = false;  ///< at the board's power limit (information, not throttling)
+  double power_w = 0;         ///< 0 when unknown
+};
+
+/// What the burn's samples say: counts, the sustained clock (the median of the samples
+/// after the first, which may predate the load reaching its steady state) against the
+/// highest sampled clock, and the mean power draw.
+struct BurnSummary {
+  int samples = 0, throttled = 0, power_capped = 0;
+  double peak_clock_hz = 0, sustained_clock_hz = 0, mean_power_w = 0;
+};
+BurnSummary SummarizeBurn(const std::vector<BurnSample>& samples);
+
+/// The verdict, first match wins: wrong results; thermally/hardware throttled in at least
+/// half the samples; the sustained clock below kBurnClockSagRatio of the peak ("clocks sag");
+/// the duty cycle below kBurnMinDutyCycle; else "healthy" ("healthy, at power limit" when the
+/// power cap held in at least half the samples). The power cap alone never fails the burn.
+std::string BurnVerdict(std::uint64_t errors, const BurnSummary& s, double duty_cycle);
 
 }  // namespace gpuprobe::bench::gpu

@@ -27,5 +27,44 @@ TEST(BurnScheduleTest, DutyCycleCountsTheGapsBetweenBatches) {
   EXPECT_DOUBLE_EQ(DutyCycle({}), 0);
 }
 
+TEST(BurnScheduleTest, ThePowerCapIsInformationNotThrottling) {
+  // A healthy H200 under GEMM load: at its power cap in every sample, clocks steady.
+  std::vector<BurnSample> capped(10, BurnSample{1755e6, false, true, 699});
+  BurnSummary s = SummarizeBurn(capped);
+  EXPECT_EQ(s.samples, 10);
+  EXPECT_EQ(s.throttled, 0);
+  EXPECT_EQ(s.power_capped, 10);
+  EXPECT_DOUBLE_EQ(s.mean_power_w, 699);
+  EXPECT_EQ(BurnVerdict(0, s, 0.99), "healthy, at power limit");
+  // Thermal or hardware throttling in most samples is a verdict of its own.
+  std::vector<BurnSample> hot(10, BurnSample{1755e6, true, true, 699});
+  EXPECT_EQ(BurnVerdict(0, SummarizeBurn(hot), 0.99), "thermally throttled most of the time: check cooling");
+  EXPECT_EQ(BurnVerdict(3, SummarizeBurn(hot), 0.99), "UNHEALTHY: wrong results");
+  std::vector<BurnSample> cool(10, BurnSample{1980e6, false, false, 0});
+  EXPECT_EQ(BurnVerdict(0, SummarizeBurn(cool), 0.99), "healthy");
+  EXPECT_EQ(BurnVerdict(0, SummarizeBurn(cool), 0.5), "the GPU sat idle part of the time: the load was not sustained");
+}
+
+TEST(BurnScheduleTest, ClocksSagOnlyFromTheSustainedClock) {
+  // One low sample among steady ones (e.g. the first, before the load) does not sag.
+  std::vector<BurnSample> v(9, BurnSample{1980e6, false, true, 700});
+  v.insert(v.begin(), BurnSample{1200e6, false, false, 300});
+  BurnSummary s = SummarizeBurn(v);
+  EXPECT_DOUBLE_EQ(s.sustained_clock_hz, 1980e6);
+  EXPECT_EQ(BurnVerdict(0, s, 0.99), "healthy, at power limit");
+  // A brief dip mid-run does not either: the median holds.
+  v[5].clock_hz = 1000e6;
+  EXPECT_EQ(BurnVerdict(0, SummarizeBurn(v), 0.99), "healthy, at power limit");
+  // Clocks that settle well below their peak do.
+  std::vector<BurnSample> sag;
+  for (int i = 0; i < 10; ++i) sag.push_back({i < 2 ? 1980e6 : 1500e6, false, true, 700});
+  s = SummarizeBurn(sag);
+  EXPECT_DOUBLE_EQ(s.sustained_clock_hz, 1500e6);
+  EXPECT_DOUBLE_EQ(s.peak_clock_hz, 1980e6);
+  EXPECT_EQ(BurnVerdict(0, s, 0.99), "clocks sag under load");
+  EXPECT_EQ(SummarizeBurn({}).samples, 0);
+  EXPECT_EQ(BurnVerdict(0, SummarizeBurn({}), 0.99), "healthy");
+}
+
 }  // namespace
 }  // namespace gpuprobe::bench::gpu

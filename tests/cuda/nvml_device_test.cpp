@@ -62,10 +62,23 @@ TEST(NvmlDeviceTest, ASampleIsFourCheapCallsAndNoPcieCounters) {
   EXPECT_EQ(sample.note, "SM 1980 MHz, 627 W, 52 C");
   EXPECT_DOUBLE_EQ(sample.clock_hz, 1980e6);
   EXPECT_FALSE(sample.throttled);
+  EXPECT_DOUBLE_EQ(sample.power_w, 627.32);
+  // At the power cap under load: information, not throttling.
   reasons = telemetry::clock_event::kSwPowerCap;
   sample = SampleDevice(Fake(), kGpu);
+  EXPECT_FALSE(sample.throttled);
+  EXPECT_TRUE(sample.power_capped);
+  EXPECT_EQ(sample.note, "SM 1980 MHz, 627 W, 52 C, at power limit");
+  reasons = telemetry::clock_event::kSwPowerCap | telemetry::clock_event::kHwThermal;
+  sample = SampleDevice(Fake(), kGpu);
   EXPECT_TRUE(sample.throttled);
-  EXPECT_NE(sample.note.find("throttled: power cap"), std::string::npos);
+  EXPECT_TRUE(sample.power_capped);
+  EXPECT_NE(sample.note.find("throttled: thermal"), std::string::npos);
+  reasons = telemetry::clock_event::kHwPowerBrake;
+  sample = SampleDevice(Fake(), kGpu);
+  EXPECT_TRUE(sample.throttled);
+  EXPECT_FALSE(sample.power_capped);
+  EXPECT_NE(sample.note.find("throttled: hardware slowdown"), std::string::npos);
 }
 
 TEST(NvmlDeviceTest, FindsTheDeviceByBusIdAndReadsFreeMemoryWithoutAContext) {

@@ -156,6 +156,22 @@ TEST(PtxInspectionTest, TheSweepsLoadsBypassL1) {
   EXPECT_GT(cg, 0);
 }
 
+TEST(PtxInspectionTest, TheAccessKernelsIndexWithoutIntegerDivision) {
+  // access.strided's index once compiled to div.u64 per load (~68 instructions per element):
+  // small strides measured the division, not the sectors. No division or remainder may be
+  // left in any access kernel.
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  auto entries = Entries(ReadFile(kInspectDir + "/ptx/access_cuda.ptx"));
+  int kernels = 0;
+  static const std::regex kDivision(R"(^\s*(@!?%p[0-9]+\s+)?(div|rem)\.)");
+  for (const auto& entry : entries) {
+    if (entry.name.find("AccessKernel") == std::string::npos) continue;
+    ++kernels;
+    for (const auto& line : entry.lines) EXPECT_FALSE(std::regex_search(line, kDivision)) << entry.name << ": " << line;
+  }
+  EXPECT_GT(kernels, 0) << "no AccessKernel in access_cuda.ptx";
+}
+
 TEST(PtxInspectionTest, NoKernelSpillsRegistersOnAnyArchitecture) {
   GPUPROBE_SKIP_WITHOUT_CUDA();
   static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");

@@ -21,8 +21,9 @@ using Pattern = gpu::AccessPattern;
 
 // Every pattern through the same loop: kAccessLoadsInFlight independent loads per thread per
 // iteration, items t, t + T, ... (T threads), each item's element from gpu::AccessIndex.
-__global__ void AccessKernel(const float* __restrict__ data, unsigned long long n, Pattern p, unsigned int stride,
+__global__ void AccessKernel(const float* __restrict__ data, gpu::AccessGeometry geometry, Pattern p,
                              const unsigned int* __restrict__ perm, unsigned int* checksum) {
+  const unsigned long long n = geometry.n;
   const unsigned long long total = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   unsigned int acc = 0;
@@ -31,7 +32,7 @@ __global__ void AccessKernel(const float* __restrict__ data, unsigned long long 
 #pragma unroll
     for (int j = 0; j < gpu::kAccessLoadsInFlight; ++j) {
       unsigned long long i = base + static_cast<unsigned long long>(j) * total;
-      v[j] = i < n ? __float_as_uint(data[gpu::AccessIndex(p, i, n, stride, perm)]) : 0u;
+      v[j] = i < n ? __float_as_uint(data[gpu::AccessIndex(p, i, geometry, perm)]) : 0u;
     }
 #pragma unroll
     for (int j = 0; j < gpu::kAccessLoadsInFlight; ++j) acc += v[j];
@@ -75,7 +76,7 @@ class AccessInstance : public BenchmarkInstance {
     if (e != cudaSuccess) return e;
     gpu::LaunchGeometry g = Geometry(ctx_, n_, 1);
     const float* base = data_.get() + (p_ == Pattern::kMisaligned ? 1 : 0);
-    AccessKernel<<<g.blocks, g.threads, 0, s>>>(base, n_, p_, stride_, perm_.get(), sum_.get());
+    AccessKernel<<<g.blocks, g.threads, 0, s>>>(base, gpu::MakeAccessGeometry(n_, stride_), p_, perm_.get(), sum_.get());
     return cudaGetLastError();
   }
   core::Result<double> RunOnce() override {
@@ -122,6 +123,7 @@ class GpuAccessBenchmark : public Benchmark {
     const auto& ctx = FactsOf(context);
     std::uint64_t bytes = size_override > 0 ? size_override : std::min<std::uint64_t>(256ull << 20, ctx.FreeBytes() / 4);
     std::uint64_t n = bytes / 4 / 32 * 32;  // a multiple of every stride
+    if (info_pattern_.pattern == Pattern::kStrided) n = std::min(n, gpu::kAccessMaxStridedItems);  // the index's reciprocal
     std::vector<BenchCase> cases;
     if (info_pattern_.pattern == Pattern::kStrided) {
       std::vector<int> strides = full ? std::vector<int>{2, 4, 8, 16, 32} : std::vector<int>{4, 32};

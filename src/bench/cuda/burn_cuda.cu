@@ -105,24 +105,16 @@ class BurnInstance : public BenchmarkInstance {
   }
 
   std::string Note() const override {
-    double min_clock = 0, max_clock = 0;
-    int throttled = 0;
-    for (const auto& s : samples_) {
-      if (s.clock_hz > 0) {
-        min_clock = min_clock == 0 ? s.clock_hz : std::min(min_clock, s.clock_hz);
-        max_clock = std::max(max_clock, s.clock_hz);
-      }
-      throttled += s.throttled ? 1 : 0;
-    }
-    std::string verdict = errors_ > 0                                   ? "UNHEALTHY: wrong results"
-                          : !samples_.empty() && throttled * 2 >= static_cast<int>(samples_.size()) ? "throttling most of the time: check power and cooling"
-                          : max_clock > 0 && min_clock < 0.85 * max_clock ? "clocks sag under load"
-                          : duty_cycle_ < gpu::kBurnMinDutyCycle          ? "the GPU sat idle part of the time: the load was not sustained"
-                                                                          : "healthy";
+    std::vector<gpu::BurnSample> samples;
+    for (const auto& s : samples_) samples.push_back({s.clock_hz, s.throttled, s.power_capped, s.power_w});
+    gpu::BurnSummary summary = gpu::SummarizeBurn(samples);
+    std::string verdict = gpu::BurnVerdict(errors_, summary, duty_cycle_);
     std::string trace = samples_.empty() ? "no NVML samples" : fmt::format("first {}; last {}", samples_.front().note, samples_.back().note);
+    std::string power = summary.mean_power_w > 0 ? fmt::format("mean {:.0f} W, ", summary.mean_power_w) : "";
     return fmt::format("{:.0f} s burn, {} GEMMs n={} in batches of {}, GPU busy {:.1f}% of the time (events around each batch), "
-                       "{} NVML samples, {} throttled; {}; verdict: {}",
-                       seconds_, gemms_, n_, gemms_per_batch_, 100 * duty_cycle_, samples_.size(), throttled, trace, verdict);
+                       "{} NVML samples, {} thermally throttled, {}at power limit in {}, sustained SM clock {:.0f} of {:.0f} MHz peak; {}; verdict: {}",
+                       seconds_, gemms_, n_, gemms_per_batch_, 100 * duty_cycle_, summary.samples, summary.throttled, power,
+                       summary.power_capped, summary.sustained_clock_hz / 1e6, summary.peak_clock_hz / 1e6, trace, verdict);
   }
 
  private:

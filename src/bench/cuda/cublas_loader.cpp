@@ -14,7 +14,7 @@ bool Bind(const core::DynamicLibrary& lib, const char* name, F* out) {
 }
 
 core::Result<const CublasApi*> LoadOnce() {
-  auto lib = core::DynamicLibrary::Open({"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
+  auto lib = core::DynamicLibrary::Open(CublasCandidates("libcublas", ConfiguredCudaLibraryDir()));
   if (!lib.ok()) {
     return core::Status::Unavailable("cuBLAS is not installed (libcublas.so cannot be loaded)",
                                      "install the CUDA toolkit's cuBLAS (e.g. the libcublas package) to run these rungs");
@@ -31,7 +31,7 @@ core::Result<const CublasApi*> LoadOnce() {
 }
 
 core::Result<const CublasLtApi*> LoadLtOnce() {
-  auto lib = core::DynamicLibrary::Open({"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
+  auto lib = core::DynamicLibrary::Open(CublasCandidates("libcublasLt", ConfiguredCudaLibraryDir()));
   if (!lib.ok()) {
     return core::Status::Unavailable("cuBLASLt is not installed (libcublasLt.so cannot be loaded)",
                                      "install the CUDA toolkit's cuBLAS (it ships cuBLASLt) to run the fp8 peak");
@@ -51,6 +51,24 @@ core::Result<const CublasLtApi*> LoadLtOnce() {
 }
 
 }  // namespace
+
+std::vector<std::string> CublasCandidates(const std::string& stem, const std::string& toolkit_lib_dir) {
+  const std::vector<std::string> names = {stem + ".so.13", stem + ".so.12", stem + ".so"};
+  std::vector<std::string> candidates = names;
+  if (!toolkit_lib_dir.empty()) {
+    std::string dir = toolkit_lib_dir.back() == '/' ? toolkit_lib_dir : toolkit_lib_dir + "/";
+    for (const auto& name : names) candidates.push_back(dir + name);
+  }
+  return candidates;
+}
+
+std::string ConfiguredCudaLibraryDir() {
+#ifdef GPUPROBE_CUDA_LIBRARY_DIR
+  return GPUPROBE_CUDA_LIBRARY_DIR;
+#else
+  return "";
+#endif
+}
 
 core::Result<const CublasLtApi*> LoadCublasLt() {
   static std::once_flag once;

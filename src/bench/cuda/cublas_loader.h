@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/dynamic_library.h"
 #include "core/status.h"
@@ -30,6 +31,14 @@ struct CublasApi {
   CublasGemmExFn gemm_ex = nullptr;
   const core::DynamicLibrary* library = nullptr;  ///< loaded once, never closed (see LoadCublas)
 };
+
+/// What dlopen tries for `stem` ("libcublas"): the sonames (found through the loader's
+/// paths), then the same names in `toolkit_lib_dir` (the toolkit's library directory recorded
+/// at configure time; empty: none), for a runfile install without an ld.so.conf entry.
+std::vector<std::string> CublasCandidates(const std::string& stem, const std::string& toolkit_lib_dir);
+
+/// The toolkit library directory this build was configured with ("" when unknown).
+std::string ConfiguredCudaLibraryDir();
 
 /// The process-wide table, loaded on first use; Unavailable naming the library when it is
 /// missing or lacks a symbol. The library stays loaded until the process ends: unloading

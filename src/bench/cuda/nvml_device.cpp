@@ -55,16 +55,23 @@ DeviceSample SampleDevice(const telemetry::NvmlFunctions& f, nvmlDevice_t device
     add(fmt::format("SM {} MHz", mhz));
     sample.clock_hz = mhz * 1e6;
   }
-  if (Call(f.power_usage, device, &milliwatts) == NVML_SUCCESS) add(fmt::format("{:.0f} W", milliwatts / 1000.0));
+  if (Call(f.power_usage, device, &milliwatts) == NVML_SUCCESS) {
+    add(fmt::format("{:.0f} W", milliwatts / 1000.0));
+    sample.power_w = milliwatts / 1000.0;
+  }
   if (Call(f.temperature, device, static_cast<int>(NVML_TEMPERATURE_GPU), &celsius) == NVML_SUCCESS) add(fmt::format("{} C", celsius));
   if (Call(f.clock_event_reasons, device, &reasons) == NVML_SUCCESS) {
     namespace ce = telemetry::clock_event;
-    const std::uint64_t limits = ce::kSwPowerCap | ce::kHwSlowdown | ce::kSwThermal | ce::kHwThermal | ce::kHwPowerBrake;
+    // The SW power cap is where a GPU under sustained GEMM load normally sits (telemetry's
+    // power_capped finding is info too): not a throttle. Thermal limits and hardware
+    // slowdowns are.
+    sample.power_capped = (reasons & ce::kSwPowerCap) != 0;
+    if (sample.power_capped) add("at power limit");
+    const std::uint64_t limits = ce::kHwSlowdown | ce::kSwThermal | ce::kHwThermal | ce::kHwPowerBrake;
     if ((reasons & limits) != 0) {
       sample.throttled = true;
       std::string why;
-      if (reasons & ce::kSwPowerCap) why += "power cap";
-      if (reasons & (ce::kSwThermal | ce::kHwThermal)) why += std::string(why.empty() ? "" : ", ") + "thermal";
+      if (reasons & (ce::kSwThermal | ce::kHwThermal)) why += "thermal";
       if (reasons & (ce::kHwSlowdown | ce::kHwPowerBrake)) why += std::string(why.empty() ? "" : ", ") + "hardware slowdown";
       add("throttled: " + why);
     }

@@ -26,8 +26,8 @@ bool SamePciBusId(const std::string& a, const std::string& b);
 core::Result<nvmlDevice_t> FindNvmlDevice(const telemetry::NvmlFunctions& f, const std::string& pci_bus_id);
 
 /// The SM clock, power, temperature and throttle reasons now: four NVML calls on `device`.
-/// Missing readings stay out of the note; throttled when a power or thermal limit holds the
-/// clocks down.
+/// Missing readings stay out of the note; throttled when a thermal limit or a hardware
+/// slowdown holds the clocks down; power_capped (not throttled) at the SW power cap.
 DeviceSample SampleDevice(const telemetry::NvmlFunctions& f, nvmlDevice_t device);
 
 /// Free memory in bytes (memory v2, else v1); empty when NVML cannot say.
