@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -43,8 +44,8 @@ TEST(AccessPatternsTest, TheStridedIndexsReciprocalDividesExactly) {
   // The kernel divides by the row count with a multiply and a shift: exact for every item
   // below 2^31, for row counts that are and are not powers of two.
   std::mt19937_64 rng(7);
-  for (std::uint64_t n : {64ull, 32ull * 97, 3ull * (1ull << 20) * 32, (1ull << 26) - 32, kAccessMaxStridedItems - 32,
-                          kAccessMaxStridedItems}) {
+  for (std::uint64_t n : std::vector<std::uint64_t>{64, 32 * 97, 3ull * (1ull << 20) * 32, (1ull << 26) - 32,
+                                                   kAccessMaxStridedItems - 32, kAccessMaxStridedItems}) {
     for (std::uint32_t stride : {2u, 4u, 8u, 16u, 32u}) {
       AccessGeometry g = MakeAccessGeometry(n, stride);
       ASSERT_EQ(g.rows, n / stride);
