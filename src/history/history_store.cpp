@@ -150,7 +150,11 @@ std::string TableNames(sqlite3* db) {
   Statement q(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6");
   std::string names;
   int n = 0;
-  while (q.ok() && sqlite3_step(q.get()) == SQLITE_ROW) names += (n++ ? "," : "") + (n > 5 ? std::string("...") : q.Text(0));
+  while (q.ok() && sqlite3_step(q.get()) == SQLITE_ROW) {
+    if (n > 0) names += ",";
+    names += n < 5 ? q.Text(0) : std::string("...");
+    ++n;
+  }
   return names.empty() ? "none" : names;
 }
 
