@@ -20,7 +20,7 @@ sed "s|<product_name>[^<]*</product_name>|<product_name>NVIDIA ${esc}[31mA10G${e
 printf 'Dec  4 10:00:00 node7 kernel: NVRM: Xid (PCI:0000:17:00): 79, pid=1, name=py%s]0;t%s, GPU has fallen off the bus.\n' "$esc" "$bel" >"$work/kern.log"
 printf '{"model_type": "llama\\u001b[2J", "hidden_size": 64}\n' >"$work/config.json"
 python3 "$src/tests/cli/make_checkpoint.py" gguf "$work/tiny.gguf"
-python3 - "$work/tiny.gguf" "$work/history.db" <<'PY'
+python3 - "$work/tiny.gguf" "$work/history.db" "$src/tests/fixtures/history/format1-schema.sql" <<'PY'
 import sqlite3, sys
 data = open(sys.argv[1], "rb").read()
 key = b"general.architecture"
@@ -28,20 +28,7 @@ at = data.index(key) + len(key) + 4 + 8  # the value's type, then its length
 data = data[:at] + b"\x1b[2Jm" + data[at + 5:]  # "llama" -> ESC [ 2 J m, same length
 open(sys.argv[1], "wb").write(data)
 db = sqlite3.connect(sys.argv[2])
-db.executescript("""
-CREATE TABLE IF NOT EXISTS runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  recorded_at TEXT NOT NULL,
-  host TEXT NOT NULL, cpu TEXT NOT NULL, gpus TEXT NOT NULL,
-  mode TEXT NOT NULL, version TEXT NOT NULL,
-  document TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  key TEXT NOT NULL, id TEXT NOT NULL, backend TEXT NOT NULL, case_label TEXT NOT NULL,
-  metric TEXT NOT NULL, unit TEXT NOT NULL, threads INTEGER NOT NULL,
-  value REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, noisy INTEGER NOT NULL,
-  PRIMARY KEY (run_id, key));
-PRAGMA user_version = 1;""")
+db.executescript(open(sys.argv[3]).read())
 for i in (1, 2):
     db.execute("INSERT INTO runs VALUES (?, '2025-01-01T00:00:00Z', ?, ?, '', 'quick', '0.1', '{}')",
                (i, "node\x1b]0;owned\x07", "CPU\x1b[2J"))

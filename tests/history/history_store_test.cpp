@@ -213,6 +213,8 @@ std::string ReadAll(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+std::string Format1Schema() { return ReadAll(std::string(GPUPROBE_FIXTURES_DIR) + "/history/format1-schema.sql"); }
+
 void Exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -265,20 +267,7 @@ TEST_F(ForeignHistoryTest, AnApplicationIdOfAnotherProgramIsRefused) {
 // A history written before the application id (format 1) is still ours: read as it is,
 // upgraded in place when a run is saved.
 TEST_F(ForeignHistoryTest, AFormatOneHistoryIsReadAndUpgradedWhenWritten) {
-  Exec(path_, R"(
-CREATE TABLE IF NOT EXISTS runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  recorded_at TEXT NOT NULL,
-  host TEXT NOT NULL, cpu TEXT NOT NULL, gpus TEXT NOT NULL,
-  mode TEXT NOT NULL, version TEXT NOT NULL,
-  document TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  key TEXT NOT NULL, id TEXT NOT NULL, backend TEXT NOT NULL, case_label TEXT NOT NULL,
-  metric TEXT NOT NULL, unit TEXT NOT NULL, threads INTEGER NOT NULL,
-  value REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, noisy INTEGER NOT NULL,
-  PRIMARY KEY (run_id, key));
-PRAGMA user_version = 1;
+  Exec(path_, Format1Schema() + R"(
 INSERT INTO runs VALUES (1, '2025-01-01T00:00:00Z', 'h', 'CPU', '', 'quick', '0.1', '{}');
 INSERT INTO results VALUES (1, 'memory.triad|cpu|all', 'memory.triad', 'cpu', 'all', 'bandwidth', 'B/s', 2, 1e10, 9e9, 1.1e10, 0);)");
   {
