@@ -8,13 +8,19 @@ reads only the generated JSON; it never needs the toolkit.
 
 Usage (stdlib only):
     tools/gen_cuda_statuses.py [--include /usr/local/cuda/include] [--lib /usr/local/cuda/lib64]
-                               [--nvml-header PATH] [--out data/knowledge/cuda_statuses.json]
+                               [--nvml-header PATH] [--nvml-header-source URL]
+                               [--tensorrt-include DIR] [--tensorrt-source URL]
+                               [--out data/knowledge/cuda_statuses.json]
 
 The messages come from a small C helper compiled with the system C compiler and run against
 the toolkit's shared libraries (dlopen, nothing linked); without a compiler or a library the
 messages of that API are left out and the JSON says so. NVML's header is not part of every
 toolkit: pass --nvml-header (for example NVIDIA/go-nvml's gen/nvml/nvml.h) when it is not
-under --include. The script records the versions it read.
+under --include. TensorRT's headers are not part of the toolkit either: pass --tensorrt-include
+(a directory with NvInferRuntimeBase.h, NvInferRuntime.h and NvInferVersion.h, for example
+NVIDIA/TensorRT's include/) to add nvinfer1::ErrorCode and the logger's severities. cuBLASLt
+returns cuBLAS's cublasStatus_t (cublasLt.h), so it is recorded as a user of that type rather than
+as a status space of its own. The script records the versions it read.
 """
 
 import argparse
@@ -56,7 +62,25 @@ APIS = [
      "success": "CUDNN_STATUS_SUCCESS", "string_fn": "cudnnGetErrorString", "lib": "libcudnn_graph.so"},
     {"id": "nvml", "library": "NVML", "type": "nvmlReturn_t", "header": "nvml.h",
      "enum": r"typedef\s+enum\s+nvmlReturn_enum\b", "prefix": "NVML_ERROR_", "success": "NVML_SUCCESS"},
+    {"id": "curand", "library": "cuRAND", "type": "curandStatus_t", "header": "curand.h",
+     "enum": r"enum\s+curandStatus\b", "prefix": "CURAND_STATUS_", "success": "CURAND_STATUS_SUCCESS"},
+    {"id": "nvjitlink", "library": "nvJitLink", "type": "nvJitLinkResult", "header": "nvJitLink.h",
+     "enum": r"typedef\s+enum\s*\{\s*NVJITLINK_SUCCESS", "prefix": "NVJITLINK_ERROR_", "success": "NVJITLINK_SUCCESS"},
+    {"id": "nvvm", "library": "NVVM (libNVVM)", "type": "nvvmResult", "header": "nvvm.h",
+     "enum": r"typedef\s+enum\s*\{\s*NVVM_SUCCESS", "prefix": "NVVM_ERROR_", "success": "NVVM_SUCCESS",
+     "string_fn": "nvvmGetErrorString", "lib": "libnvvm.so"},
+    {"id": "tensorrt", "library": "TensorRT", "type": "nvinfer1::ErrorCode", "header": "NvInferRuntimeBase.h",
+     "enum": r"enum\s+class\s+ErrorCode\s*:\s*int32_t", "prefix": "k", "success": "kSUCCESS", "tensorrt": True},
 ]
+
+# The other headers' users of a status type: the type is theirs too, not a space of its own.
+SHARED_TYPES = [
+    {"api": "cublas", "header": "cublasLt.h", "library": "cuBLASLt", "evidence": r"cublasStatus_t\s+CUBLASWINAPI\s+cublasLt\w+\(",
+     "string_fn": "cublasLtGetStatusString"},
+]
+
+# TensorRT's logger severities (ILogger::Severity): not statuses, the level of a logged line.
+TRT_SEVERITY_ENUM = r"enum\s+class\s+Severity\s*:\s*int32_t"
 
 HELPER_C = r"""
 #include <dlfcn.h>
@@ -99,6 +123,15 @@ def strip_comments_keep_docs(text):
             end = text.find("*/", i + 2)
             end = n if end < 0 else end
             i = end + 2
+        elif (text.startswith("//!", i) or text.startswith("///", i)) and not (text.startswith("//!<", i) or text.startswith("///<", i)):
+            # TensorRT-style documentation: "//!" lines before the enumerator.
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            if current.strip():
+                tokens.append(("item", current.strip()))
+                current = ""
+            tokens.append(("doc_line", text[i + 3:end]))
+            i = end
         elif text.startswith("//!<", i) or text.startswith("///<", i):
             end = text.find("\n", i)
             end = n if end < 0 else end
@@ -163,9 +196,15 @@ def parse_enum(path, api):
     doc = ""
     last = None
     next_value = 0
+    previous = None
     for kind, payload in tokens:
+        joined = previous == "doc_line"
+        previous = kind
         if kind == "doc":
             doc = payload
+            continue
+        if kind == "doc_line":
+            doc = (doc + " " + payload) if joined else payload
             continue
         if kind == "trailing_doc":
             if last is not None and not last.get("doc"):
@@ -281,12 +320,58 @@ def versions(include, nvml_header):
         parts = [define(os.path.join(include, header), k) for k in names]
         if all(p is not None for p in parts):
             v[key] = ".".join(map(str, parts))
+    parts = [define(os.path.join(include, "curand.h"), k) for k in ("CURAND_VER_MAJOR", "CURAND_VER_MINOR", "CURAND_VER_PATCH")]
+    if all(p is not None for p in parts):
+        v["curand"] = ".".join(map(str, parts))
     if nvml_header and os.path.exists(nvml_header):
         with open(nvml_header, encoding="utf-8", errors="replace") as f:
             m = re.search(r"NVML VERSION:\s*([\d.]+)", f.read(4096))
         if m:
             v["nvml"] = m.group(1)
     return v
+
+
+def tensorrt_version(include):
+    path = os.path.join(include, "NvInferVersion.h")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    parts = []
+    for key in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"#define\s+(?:TRT_%s_ENTERPRISE|NV_TENSORRT_%s)\s+(\d+)" % (key, key), text)
+        if not m:
+            return None
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
+def tensorrt_severities(include):
+    """ILogger::Severity from whichever TensorRT header declares it."""
+    for header in ("NvInferRuntimeBase.h", "NvInferRuntime.h"):
+        path = os.path.join(include, header)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            if re.search(TRT_SEVERITY_ENUM, f.read()) is None:
+                continue
+        api = {"id": "tensorrt_severity", "type": "Severity", "enum": TRT_SEVERITY_ENUM, "prefix": "k", "success": None}
+        rows = parse_enum(path, api)
+        return header, [{"name": r["name"], "value": r["value"], "doc": r["doc"]} for r in rows]
+    return None
+
+
+def shared_users(include):
+    out = {}
+    for user in SHARED_TYPES:
+        path = os.path.join(include, user["header"])
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            if re.search(user["evidence"], f.read()):
+                out.setdefault(user["api"], []).append(
+                    {"library": user["library"], "header": user["header"], "string_fn": user["string_fn"]})
+    return out
 
 
 def main():
@@ -296,6 +381,10 @@ def main():
     parser.add_argument("--nvml-header", default=None)
     parser.add_argument("--nvml-header-source", default=None,
                         help="where the NVML header came from, recorded in the JSON (URL and commit)")
+    parser.add_argument("--tensorrt-include", default=None,
+                        help="a directory with TensorRT's NvInferRuntimeBase.h, NvInferRuntime.h, NvInferVersion.h")
+    parser.add_argument("--tensorrt-source", default=None,
+                        help="where the TensorRT headers came from, recorded in the JSON (URL and commit)")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "data", "knowledge", "cuda_statuses.json"))
     args = parser.parse_args()
     lib_dirs = args.lib or [os.path.join(os.path.dirname(args.include.rstrip("/")), d) for d in ("lib64", "lib")]
@@ -305,8 +394,15 @@ def main():
     apis_out = []
     with tempfile.TemporaryDirectory() as work:
         helper = build_helper(work)
+        users = shared_users(args.include)
         for api in APIS:
-            header = nvml_header if api["id"] == "nvml" else os.path.join(args.include, api["header"])
+            if api.get("tensorrt"):
+                if not args.tensorrt_include:
+                    print("warning: no --tensorrt-include; nvinfer1::ErrorCode left out", file=sys.stderr)
+                    continue
+                header = os.path.join(args.tensorrt_include, api["header"])
+            else:
+                header = nvml_header if api["id"] == "nvml" else os.path.join(args.include, api["header"])
             if not os.path.exists(header):
                 print(f"warning: {header} not found; {api['type']} left out", file=sys.stderr)
                 continue
@@ -314,6 +410,14 @@ def main():
             info = {k: api[k] for k in ("id", "library", "type", "header")}
             if api["id"] == "nvml" and args.nvml_header_source:
                 info["header_source"] = args.nvml_header_source
+            if api.get("tensorrt"):
+                if args.tensorrt_source:
+                    info["header_source"] = args.tensorrt_source
+                severities = tensorrt_severities(args.tensorrt_include)
+                if severities:
+                    info["severities_header"], info["severities"] = severities
+            if api["id"] in users:
+                info["also_used_by"] = users[api["id"]]
             got = read_messages(rows, api, lib_dirs, helper)
             if got is not None:
                 lib, messages = got
@@ -322,7 +426,8 @@ def main():
                     message = messages.get(row["value"], "")
                     # cuDNN and NVRTC print the enumerator's own name: nothing to add.
                     looks_like_a_name = re.fullmatch(r"[A-Z0-9_]+", message or "") is not None
-                    if message and not looks_like_a_name and "unrecognized" not in message.lower():
+                    placeholder = re.fullmatch(r"[A-Z0-9_]+ not found", message or "") is not None
+                    if message and not looks_like_a_name and not placeholder and "unrecognized" not in message.lower():
                         row["message"] = message
             elif api.get("string_fn"):
                 info["messages_from"] = f"not read ({api['string_fn']} unavailable when generated)"
@@ -339,14 +444,17 @@ def main():
 
     doc = {
         "schema": "gpuprobe.cuda_statuses.v1",
-        "about": ("Every status of the CUDA runtime (cudaError_t), driver (CUresult), NCCL, cuBLAS, cuFFT, "
-                  "cuSOLVER, cuSPARSE, NVRTC, cuDNN and NVML, with the header's comment ('doc') and the "
+        "about": ("Every status of the CUDA runtime (cudaError_t), driver (CUresult), NCCL, cuBLAS (and cuBLASLt, "
+                  "which returns the same type), cuFFT, cuSOLVER, cuSPARSE, NVRTC, cuDNN, NVML, cuRAND, nvJitLink, "
+                  "NVVM and TensorRT (nvinfer1::ErrorCode, with the logger's severities), with the header's comment ('doc') and the "
                   "library's printed message ('message') where it has one. Generated by "
                   "tools/gen_cuda_statuses.py; do not edit by hand. A driver status with the same number "
                   "as a runtime status names the same condition ('runtime_equivalent'); the driver's "
                   "message is the runtime's for that condition."),
         "generated_by": "tools/gen_cuda_statuses.py",
-        "toolkit": versions(args.include, nvml_header),
+        "toolkit": dict(versions(args.include, nvml_header),
+                        **({"tensorrt": tensorrt_version(args.tensorrt_include)}
+                           if args.tensorrt_include and tensorrt_version(args.tensorrt_include) else {})),
         "apis": apis_out,
         "statuses": statuses,
     }

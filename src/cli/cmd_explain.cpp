@@ -1,78 +1,139 @@
-// `gpuprobe explain "TEXT"` / `explain --from LOGFILE` / `explain --list`: what an error means,
-// its likely causes, the commands that tell them apart, and the fixes.
+// `gpuprobe explain "TEXT"` / `explain -` (a paste on standard input) / `explain --from LOGFILE`
+// / `explain --list`: what an error means, its likely causes, the commands that tell them
+// apart, and the fixes.
 #include "cli/cmd_explain.h"
 
 #include <CLI/CLI.hpp>
+#include <re2/re2.h>
 
+#include "bench/spec_lookup.h"
 #include "cli/command.h"
 #include "cli/explain_view.h"
 #include "core/file_io.h"
+#include "doctor/capability.h"
 #include "doctor/cuda_compat.h"
 #include "doctor/error_analysis.h"
 #include "doctor/oom_details.h"
+#include "doctor/text_profile.h"
 #include "doctor/version_story.h"
 #include "report/json_document.h"
 
 namespace gpuprobe::cli {
 namespace {
 
-
 constexpr std::uint64_t kMaxLogBytes = 256ull << 20;
 
 struct ExplainOptions {
   std::vector<std::string> words;
   std::string from;
+  std::string gpu;
   bool list = false;
+  // The global flags, accepted after the verb as well: a pasted text may start with dashes,
+  // so the verb reads its own arguments instead of passing unknown ones to the main program.
+  bool json = false;
+  std::string lang;
+  CLI::App* command = nullptr;
 };
 
+// The text as the user gave it. A paste that starts with dashes ("--> 633 raise ...", "---
+// Logging error ---") is not an option: CLI11 leaves it among the extra arguments, which come
+// first (a paste split by the shell begins with them); "--" and "-" are taken as written.
+core::Result<std::string> PastedText(const ExplainOptions& o, const report::Texts& t) {
+  std::vector<std::string> parts;
+  for (const auto& extra : o.command->remaining()) {
+    if (extra != "--") parts.push_back(extra);
+  }
+  // One lone word shaped like an option ("--fromm") is a mistyped flag, not an error text.
+  static const RE2 kLoneFlag(R"(--?[A-Za-z][A-Za-z0-9-]*(?:=\S*)?)");
+  if (parts.size() == 1 && o.words.empty() && RE2::FullMatch(parts.front(), kLoneFlag)) {
+    return core::Status::InvalidArgument(Tr(t, "explain.error.unknown_option", fmt::arg("option", parts.front())),
+                                         "gpuprobe explain -- \"" + parts.front() + " ...\"");
+  }
+  parts.insert(parts.end(), o.words.begin(), o.words.end());
+  if (parts.size() == 1 && parts.front() == "-") {
+    // `explain -`: the paste on standard input, read whole (a traceback keeps its lines).
+    auto in = core::ReadTextFile("-", kMaxLogBytes);
+    if (!in.ok()) return in.status();
+    return std::move(in.value());
+  }
+  std::string text;
+  for (const auto& p : parts) text += (text.empty() ? "" : " ") + p;
+  return text;
+}
+
 core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& o) {
+  const bool json = ctx.options.json || o.json;
   auto matcher_result = doctor::ErrorMatcher::Embedded();
   if (!matcher_result.ok()) return matcher_result.status();
   const doctor::ErrorMatcher& matcher = **matcher_result;
   if (o.list) {
-    if (ctx.options.json) {
+    if (json) {
       ctx.out << report::RenderJson(ExplainListToJson(matcher, ctx.texts));
     } else {
       ctx.out << RenderExplainList(matcher, ctx.texts);
     }
     return core::ExitCode::kOk;
   }
+  auto specs = bench::EmbeddedSpecDatabase();
+  if (!specs.ok()) return specs.status();
+  const model::GpuSpec* user_gpu = nullptr;
+  if (!o.gpu.empty()) {
+    auto found = (*specs)->Find(o.gpu);
+    if (!found.ok()) return found.status();
+    user_gpu = *found;
+  }
   ExplainResult result;
   std::string text;
   if (!o.from.empty()) {
-    if (!o.words.empty()) return core::Status::InvalidArgument(ctx.texts.Get("explain.error.text_and_from"));
+    if (!o.words.empty() || !o.command->remaining().empty()) {
+      return core::Status::InvalidArgument(ctx.texts.Get("explain.error.text_and_from"));
+    }
     auto file = core::ReadTextFile(o.from, kMaxLogBytes);
     if (!file.ok()) return file.status();
     text = std::move(file.value());
     result.source = o.from == "-" ? ctx.texts.Get("explain.standard_input") : o.from;
     result.log = true;
   } else {
-    for (const auto& w : o.words) text += (text.empty() ? "" : " ") + w;
-    if (text.empty()) {
+    auto pasted = PastedText(o, ctx.texts);
+    if (!pasted.ok()) return pasted.status();
+    text = std::move(pasted.value());
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
       return core::Status::InvalidArgument(ctx.texts.Get("explain.error.nothing"), "gpuprobe explain \"CUDA out of memory\"");
     }
     result.query = text;
   }
-  result.analysis = doctor::Analyze(matcher, text, result.log ? doctor::AnalysisMode::kLog : doctor::AnalysisMode::kPaste);
+  auto emitters = doctor::EmitterTable::Embedded();
+  if (!emitters.ok()) return emitters.status();
+  result.analysis = doctor::Analyze(matcher, *emitters, text, result.log ? doctor::AnalysisMode::kLog : doctor::AnalysisMode::kPaste);
   // Context from the text: a paste is read whole; in a log, the first record of the error.
   for (const auto& hit : result.analysis.hits) {
     if (!result.oom && hit.finding.entry != nullptr && hit.finding.entry->id == "cuda_out_of_memory") {
       result.oom = doctor::ParseOutOfMemory(result.log ? std::string_view(hit.record) : std::string_view(text));
     }
   }
-  if (!result.analysis.hits.empty()) {
-    // A log's versions are in the records of its errors, not in the megabytes around them.
-    std::string records;
-    if (result.log) {
-      for (const auto& hit : result.analysis.hits) records += hit.record + "\n";
-    }
-    auto compat = doctor::CudaCompat::Embedded();
-    if (compat.ok()) result.versions = doctor::ReadVersionStories(result.log ? records : text, **compat);
+  // A log's context is in the records of its errors, not in the megabytes around them.
+  std::string records;
+  if (result.log) {
+    for (const auto& hit : result.analysis.hits) records += hit.record + "\n";
   }
-  if (result.analysis.hits.empty() && result.analysis.readings.empty()) result.closest = matcher.kb().Closest(text);
-
+  std::string_view context = result.log ? std::string_view(records) : std::string_view(text);
+  if (!result.analysis.hits.empty()) {
+    auto compat = doctor::CudaCompat::Embedded();
+    if (compat.ok()) result.versions = doctor::ReadVersionStories(context, **compat);
+  }
+  auto features = doctor::FeatureTable::Embedded();
+  if (!features.ok()) return features.status();
+  if (!result.log || !result.analysis.hits.empty()) {
+    result.capability = doctor::AnswerCapability(context, **features, **specs, user_gpu);
+  }
   bool explained = !result.analysis.hits.empty() || !result.analysis.readings.empty();
-  if (ctx.options.json) {
+  if (!explained && !result.log) {
+    // Never silent: what the text is made of, and the nearest entries with how they differ.
+    result.profile = doctor::ProfileText(text, result.analysis.emitters, matcher, **specs);
+  }
+  if (!explained) result.closest = matcher.kb().Closest(text);
+
+  if (json) {
     ctx.out << report::RenderJson(ExplainToJson(result, matcher, ctx.texts));
   } else {
     ctx.out << RenderExplain(result, matcher, ctx.texts);
@@ -84,9 +145,17 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
 
 VerbRunner SetupExplainVerb(CLI::App* command) {
   auto o = std::make_shared<ExplainOptions>();
-  command->add_option("text", o->words, "the error message (quote it), a status name or number, or \"Xid N\"");
+  o->command = command;
+  command->add_option("text", o->words, "the error message (quote it; '-' reads it from standard input), a status name or number, or \"Xid N\"");
   command->add_option("--from", o->from, "a log file to scan ('-' = standard input)");
+  command->add_option("--gpu", o->gpu, "the GPU the error happened on (a name from 'gpuprobe gpus'), for what it lacks");
   command->add_flag("--list", o->list, "every error the knowledge base knows");
+  command->add_flag("--json", o->json, "print one JSON document (as before the verb)");
+  command->add_option("--lang", o->lang, "language of the text output: en or zh (as before the verb)")->check(CLI::IsMember({"en", "zh"}));
+  // A paste may start with dashes: arguments that are no flag of this verb are text, and are
+  // not passed on to the main program.
+  command->fallthrough(false);
+  command->allow_extras(true);
   return [o](VerbContext& ctx) { return RunExplain(ctx, *o); };
 }
 

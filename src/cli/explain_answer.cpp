@@ -1,6 +1,7 @@
 #include "cli/explain_answer.h"
 
 #include "cli/command.h"
+#include "cli/explain_story.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -100,10 +101,16 @@ AnswerText Answer(const Finding& f, const doctor::ErrorMatcher& m, const report:
     const StatusCode& canonical = m.statuses().Canonical(*f.status);
     if (!canonical.message.empty()) a.facts.push_back(Tr(t, "explain.status.printed", fmt::arg("message", canonical.message)));
   }
+  if (!f.origin_file.empty()) {
+    a.facts.push_back(Tr(t, "explain.status.origin", fmt::arg("subsystem", f.origin_subsystem), fmt::arg("file", f.origin_file)));
+  }
   if (f.xid) XidAnswer(f, m, t, a);
   if (f.entry != nullptr) {
     const doctor::KnowledgeEntry& e = *f.entry;
     a.entry = e.id;
+    a.gpu = e.gpu;
+    if (!e.gpu) a.facts.insert(a.facts.begin(), t.Get("explain.not_gpu"));
+    if (!e.layer.empty()) a.facts.push_back(Tr(t, "explain.layer_line", fmt::arg("layer", LayerText(e.layer, t))));
     a.title = e.title.In(lang);
     a.meaning = e.meaning.In(lang);
     if (f.status != nullptr) {

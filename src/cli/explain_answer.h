@@ -21,6 +21,7 @@ struct AnswerText {
   std::vector<std::string> facts;  ///< status and Xid facts, one line each
   std::vector<std::string> causes, confirm, fixes;
   std::string source_url;          ///< the Xid catalogue page; empty otherwise
+  bool gpu = true;                 ///< false: not a GPU problem (the entry says so)
 };
 
 AnswerText Answer(const doctor::Finding& finding, const doctor::ErrorMatcher& matcher, const report::Texts& texts);

@@ -4,6 +4,8 @@
 
 #include "cli/command.h"
 #include "cli/explain_answer.h"
+#include "cli/explain_story.h"
+#include "doctor/nccl_warnings.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table.h"
@@ -97,6 +99,13 @@ std::string Stories(const ExplainResult& r, const Hit& h, const report::Texts& t
   bool oom = h.finding.entry != nullptr && h.finding.entry->id == "cuda_out_of_memory";
   if (oom && r.oom) out += "  => " + OomStory(*r.oom, t) + "\n";
   for (const auto& v : r.versions) out += "  => " + VersionText(v, t) + "\n";
+  if (r.capability && doctor::IsGpuFinding(h.finding)) {
+    bool first = true;
+    for (const auto& line : CapabilityLines(*r.capability, t)) {
+      out += (first || line.rfind("  ", 0) != 0 ? "  => " : "     ") + line + "\n";
+      first = false;
+    }
+  }
   return out;
 }
 
@@ -129,7 +138,9 @@ nlohmann::json AnswerJson(const Finding& f, const doctor::ErrorMatcher& m, const
   AnswerText a = Answer(f, m, t);
   nlohmann::json j = {{"id", a.id},         {"entry", a.entry.empty() ? nlohmann::json() : nlohmann::json(a.entry)},
                       {"severity", a.severity}, {"title", a.title}, {"facts", a.facts}, {"meaning", a.meaning},
-                      {"causes", a.causes}, {"confirm", a.confirm}, {"fixes", a.fixes}};
+                      {"causes", a.causes}, {"confirm", a.confirm}, {"fixes", a.fixes}, {"gpu_related", a.gpu}};
+  j["layer"] = f.entry != nullptr && !f.entry->layer.empty() ? nlohmann::json(f.entry->layer) : nlohmann::json();
+  j["origin"] = f.origin_file.empty() ? nlohmann::json() : nlohmann::json({{"subsystem", f.origin_subsystem}, {"file", f.origin_file}});
   if (f.status != nullptr) {
     const doctor::StatusCode& s = *f.status;
     const doctor::StatusApi* api = m.statuses().Api(s.api == doctor::kApiCudaRuntimeLegacy ? doctor::kApiCudaRuntime : s.api);
@@ -192,6 +203,10 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
   }
   if (hits.empty()) {
     std::string out = t.Get("explain.unknown") + "\n";
+    if (r.profile) {
+      for (const auto& line : ProfileLines(*r.profile, t)) out += "  " + line + "\n";
+      return out + t.Get("explain.list_hint") + "\n";
+    }
     if (!r.closest.empty()) {
       out += t.Get("explain.closest") + "\n";
       for (const auto* e : r.closest) out += fmt::format("  {}  {}\n", e->id, e->title.In(report::LanguageCode(t.language())));
@@ -201,6 +216,8 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
   if (r.log) return RenderLog(r, m, t);
   const Hit& first = hits.front();
   std::string out = RenderAnswer(Answer(first.finding, m, t), t);
+  std::string components = ComponentsLine(r.analysis.emitters, t);
+  if (!components.empty() && doctor::IsGpuFinding(first.finding)) out += "  " + components + "\n";
   if (!first.gpus.empty()) out += "  " + Tr(t, "explain.xid.gpus", fmt::arg("gpus", ValidUtf8(Join(first.gpus, ", ")))) + "\n";
   if (!first.processes.empty()) out += "  " + Tr(t, "explain.xid.processes", fmt::arg("processes", ValidUtf8(Join(first.processes, ", ")))) + "\n";
   out += OtherReadings(first.finding, m, t);
@@ -253,8 +270,30 @@ nlohmann::json ExplainToJson(const ExplainResult& r, const doctor::ErrorMatcher&
     doc["closest"] = nlohmann::json::array();
     for (const auto* e : r.closest) doc["closest"].push_back(e->id);
   }
+  // The verdict on the text as a whole: the top answer's kind.
+  const Finding* top = !r.analysis.hits.empty() ? &r.analysis.hits.front().finding
+                       : !r.analysis.readings.empty() ? &r.analysis.readings.front() : nullptr;
+  doc["verdict"] = top == nullptr ? "unrecognised" : doctor::IsGpuFinding(*top) ? "gpu" : "not_gpu";
+  doc["emitters"] = ComponentsJson(r.analysis.emitters);
+  doc["capability"] = r.capability ? CapabilityJson(*r.capability, t) : nlohmann::json();
+  doc["profile"] = r.profile ? ProfileJson(*r.profile, t) : nlohmann::json();
   return doc;
 }
+
+namespace {
+
+// The generated tables beside the entries: NCCL's WARN formats, the emitters, the features.
+std::string MoreKnowledge(const report::Texts& t) {
+  auto nccl = doctor::NcclWarningTable::Embedded();
+  auto emitters = doctor::EmitterTable::Embedded();
+  auto features = doctor::FeatureTable::Embedded();
+  if (!nccl.ok() || !emitters.ok() || !features.ok() || (*nccl)->releases().empty()) return {};
+  return Tr(t, "explain.list.more", fmt::arg("nccl", (*nccl)->rows().size()), fmt::arg("first", (*nccl)->releases().front()),
+            fmt::arg("last", (*nccl)->releases().back()), fmt::arg("emitters", (*emitters)->emitters().size()),
+            fmt::arg("features", (*features)->features().size()));
+}
+
+}  // namespace
 
 std::string RenderExplainList(const doctor::ErrorMatcher& m, const report::Texts& t) {
   std::string lang = report::LanguageCode(t.language());
@@ -265,7 +304,7 @@ std::string RenderExplainList(const doctor::ErrorMatcher& m, const report::Texts
   return table.Render() + "\n" +
          Tr(t, "explain.list.also", fmt::arg("statuses", CurrentStatuses(m)), fmt::arg("apis", m.statuses().apis().size()),
             fmt::arg("cuda", m.statuses().toolkit().count("cuda") ? m.statuses().toolkit().at("cuda") : "?"), fmt::arg("xids", xids),
-            fmt::arg("sxids", sxids)) + "\n";
+            fmt::arg("sxids", sxids)) + "\n" + MoreKnowledge(t) + "\n";
 }
 
 nlohmann::json ExplainListToJson(const doctor::ErrorMatcher& m, const report::Texts& t) {
@@ -279,6 +318,18 @@ nlohmann::json ExplainListToJson(const doctor::ErrorMatcher& m, const report::Te
   for (const auto& x : m.xids().entries()) (x.nvswitch ? sxids : xids)++;
   doc["xids"] = xids;
   doc["sxids"] = sxids;
+  auto nccl = doctor::NcclWarningTable::Embedded();
+  if (nccl.ok()) doc["nccl_warnings"] = {{"formats", (*nccl)->rows().size()}, {"releases", (*nccl)->releases()}, {"source", (*nccl)->source()}};
+  auto emitters = doctor::EmitterTable::Embedded();
+  if (emitters.ok()) doc["emitters"] = (*emitters)->emitters().size();
+  auto features = doctor::FeatureTable::Embedded();
+  if (features.ok()) doc["gpu_features"] = (*features)->features().size();
+  doc["apis"] = nlohmann::json::array();
+  for (const auto& api : m.statuses().apis()) {
+    size_t count = 0;
+    for (const auto& s : m.statuses().statuses()) count += s.api == api.id;
+    doc["apis"].push_back({{"id", api.id}, {"library", api.library}, {"type", api.type}, {"header", api.header}, {"statuses", count}});
+  }
   return doc;
 }
 

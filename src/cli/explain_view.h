@@ -12,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "doctor/capability.h"
 #include "doctor/error_analysis.h"
 #include "doctor/oom_details.h"
+#include "doctor/text_profile.h"
 #include "doctor/version_story.h"
 #include "report/i18n.h"
 
@@ -26,6 +28,10 @@ struct ExplainResult {
   doctor::Analysis analysis;
   std::optional<doctor::OomDetails> oom;
   std::vector<doctor::VersionStory> versions;
+  /// What the text says about compute capability: who has it, what the user's GPU lacks.
+  std::optional<doctor::CapabilityAnswer> capability;
+  /// When nothing was recognised in a paste: what the text is made of.
+  std::optional<doctor::TextProfile> profile;
   std::vector<const doctor::KnowledgeEntry*> closest;  ///< when nothing was recognised
 };
 

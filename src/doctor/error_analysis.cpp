@@ -186,7 +186,65 @@ size_t CutAfter(std::string_view text, size_t from) {
 
 }  // namespace
 
+bool IsGpuFinding(const Finding& finding) { return finding.entry == nullptr || finding.entry->gpu; }
+
+namespace {
+
+bool Refines(const KnowledgeEntry& narrow, const Finding& f) {
+  return std::any_of(narrow.refines.begin(), narrow.refines.end(), [&](const std::string& key) {
+    return key == f.key || (f.entry != nullptr && key == f.entry->id);
+  });
+}
+
+// A finding whose words mean something narrower in the component that printed them becomes
+// that narrower entry ("Insufficient Permissions" from `nvidia-smi mig`). Two hits that become
+// the same entry are one hit.
+void RefineByEmitter(const KnowledgeBase& kb, const EmitterTable& table, Analysis& analysis, AnalysisMode mode) {
+  std::vector<const KnowledgeEntry*> narrow;
+  for (const auto& e : kb.entries()) {
+    if (!e.refines.empty()) narrow.push_back(&e);
+  }
+  if (narrow.empty()) return;
+  for (Hit& hit : analysis.hits) {
+    std::vector<EmitterHit> own;
+    const std::vector<EmitterHit>* emitters = &analysis.emitters;
+    if (mode == AnalysisMode::kLog) {
+      own = table.Detect(hit.record);
+      emitters = &own;
+    }
+    for (const KnowledgeEntry* e : narrow) {
+      if (!Refines(*e, hit.finding)) continue;
+      bool printed_by = std::any_of(e->when_emitters.begin(), e->when_emitters.end(),
+                                    [&](const std::string& id) { return HasEmitter(*emitters, id); });
+      if (!printed_by) continue;
+      hit.finding.entry = e;
+      hit.finding.key = e->id;
+      hit.finding.severity = e->severity;
+      break;
+    }
+  }
+  std::vector<Hit> merged;
+  for (Hit& hit : analysis.hits) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const Hit& m) { return m.finding.key == hit.finding.key; });
+    if (same == merged.end()) {
+      merged.push_back(std::move(hit));
+      continue;
+    }
+    same->occurrences += hit.occurrences;
+    same->first_line = std::min(same->first_line, hit.first_line);
+    same->last_line = std::max(same->last_line, hit.last_line);
+  }
+  analysis.hits = std::move(merged);
+}
+
+}  // namespace
+
 Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode) {
+  auto emitters = EmitterTable::Embedded();
+  return Analyze(matcher, emitters.ok() ? *emitters : nullptr, text, mode);
+}
+
+Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std::string_view text, AnalysisMode mode) {
   Analysis analysis;
   unsigned threads = std::min(kMaxThreads, std::max(1u, std::thread::hardware_concurrency()));
   if (mode == AnalysisMode::kLog && text.size() >= kParallelBytes && threads > 1) {
@@ -234,6 +292,8 @@ Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMod
       analysis.hits.push_back(std::move(hit));
     }
   }
+  if (emitters != nullptr && mode == AnalysisMode::kPaste) analysis.emitters = emitters->Detect(text);
+  if (emitters != nullptr && !analysis.hits.empty()) RefineByEmitter(matcher.kb(), *emitters, analysis, mode);
   if (analysis.hits.empty()) {
     std::string_view query = text;
     while (!query.empty() && (query.back() == '\n' || query.back() == '\r')) query.remove_suffix(1);
@@ -256,6 +316,10 @@ Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMod
     const Hit& x = analysis.hits[a];
     const Hit& y = analysis.hits[b];
     if (yields[a] != yields[b]) return yields[a] < yields[b];
+    // A GPU error before one that is not (a server that died of a GPU fault is then refused
+    // connections; the refusal is not the answer).
+    bool xg = IsGpuFinding(x.finding), yg = IsGpuFinding(y.finding);
+    if (xg != yg) return xg;
     bool xs = x.finding.entry != nullptr && x.finding.entry->secondary;
     bool ys = y.finding.entry != nullptr && y.finding.entry->secondary;
     if (xs != ys) return !xs;

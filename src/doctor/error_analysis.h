@@ -4,7 +4,9 @@
 // leads, except that an entry yields to the entries it names in `yields_to` (a symptom after
 // its cause); in a log the most severe leads, then the earliest. In both, `secondary` entries
 // (Xid 45 after another Xid) come last, and a symptom found on the same record as its cause
-// is counted under the cause.
+// is counted under the cause. An error that is not a GPU problem (KnowledgeEntry::gpu false)
+// ranks after every GPU error. The components that printed the text (EmitterTable) refine
+// findings whose words mean something narrower in that component (KnowledgeEntry::refines).
 //
 // Thread safety: reentrant; the matcher is shared read-only.
 #pragma once
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "doctor/emitter.h"
 #include "doctor/error_matcher.h"
 #include "doctor/log_records.h"
 
@@ -38,6 +41,9 @@ enum class AnalysisMode {
 
 struct Analysis {
   std::vector<Hit> hits;          ///< ranked, root cause first
+  /// The components that printed a pasted text, most specific first; empty for a log (each
+  /// hit's record is read on its own there).
+  std::vector<EmitterHit> emitters;
   /// When nothing was recognised and the whole text is a lookup ("700", "error 2", a status
   /// name, "Xid 79"): every reading, best first.
   std::vector<Finding> readings;
@@ -47,7 +53,13 @@ struct Analysis {
 /// Per-line limit on what is matched: a hostile line costs no more than a real one.
 inline constexpr size_t kMaxMatchedLineBytes = 64 * 1024;
 
+/// `emitters` may be null: no refinement by emitter then.
+Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std::string_view text, AnalysisMode mode);
+/// With the embedded emitter table.
 Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode);
+
+/// Whether a finding is a GPU problem (every finding but a not-GPU entry's).
+bool IsGpuFinding(const Finding& finding);
 
 /// 0 fail, 1 warn, 2 info (sorting order).
 int SeverityRank(const std::string& severity);

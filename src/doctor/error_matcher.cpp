@@ -9,6 +9,7 @@
 
 #include "doctor/error_matcher_internal.h"
 #include "doctor/matcher_context.h"
+#include "doctor/nccl_warnings.h"
 
 namespace gpuprobe::doctor {
 
@@ -29,6 +30,13 @@ namespace {
 constexpr int kMinAtomLength = 3;
 // More candidate patterns than this on one record: the combined automaton is cheaper.
 constexpr size_t kMaxCandidates = 24;
+
+// Words that put a record in the GPU stack (for entries that do not count there).
+bool NamesGpu(std::string_view text) {
+  static const RE2 kGpuWords(
+      R"((?i)\b(?:cuda\w*|gpus?|nvidia\w*|nvml\w*|nccl\w*|cudnn\w*|cublas\w*|cusolver\w*|cusparse\w*|cufft\w*|curand\w*|nvrtc\w*|nvrm|xid|tensorrt|ptxas|nvcc|vram|cupy\w*)\b)");
+  return RE2::PartialMatch(text, kGpuWords);
+}
 
 }  // namespace
 
@@ -103,10 +111,19 @@ core::Status ErrorMatcher::Compile() {
   }
   const std::string names =
       R"(\b(cudaError[a-z]\w*|CUDA_ERROR_\w+|ERROR_[A-Z_]{4,}|CUBLAS_STATUS_\w+|CUFFT_\w+|CUSOLVER_STATUS_\w+|)"
-      R"(CUSPARSE_STATUS_\w+|NVRTC_ERROR_\w+|CUDNN_STATUS_\w+|NVML_ERROR_\w+|nccl[a-z]+(?:error|argument|usage|progress))\b)";
+      R"(CUSPARSE_STATUS_\w+|NVRTC_ERROR_\w+|CUDNN_STATUS_\w+|NVML_ERROR_\w+|NVMLError_\w+|CURAND_STATUS_\w+|NVJITLINK_ERROR_\w+|NVVM_ERROR_\w+|)"
+      R"(nccl[a-z]+(?:error|argument|usage|progress))\b)";
   names_ = std::make_unique<RE2>(names, CaseInsensitive());
   GPUPROBE_RETURN_IF_ERROR(add(names, {Rule::Kind::kName}));
   GPUPROBE_RETURN_IF_ERROR(add(R"(\bs?xid\b[^\n]{0,60}?\d)", {Rule::Kind::kXid}));
+  // A line that names NCCL or one of its network plugins ("NET/IB :", "NET/IBP:") is read
+  // against NCCL's own WARN formats (compiled on first use).
+  const std::string nccl_gate = R"(\bnccl|\bNET/\w+\s*:)";
+  nccl_gate_ = std::make_unique<RE2>(nccl_gate, CaseInsensitive());
+  GPUPROBE_RETURN_IF_ERROR(add(nccl_gate, {Rule::Kind::kNccl}));
+  for (const auto& e : kb_.entries()) {
+    if (std::find(e.status_prefixes.begin(), e.status_prefixes.end(), "nccl") != e.status_prefixes.end()) nccl_family_ = &e;
+  }
 
   // Printed messages: every status that has one, longest first so the alternation prefers
   // "unspecified launch failure in prior launch" over its prefix.
@@ -210,6 +227,7 @@ std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
       case Rule::Kind::kMessage: hit = RE2::PartialMatch(text, *messages_); break;
       case Rule::Kind::kNumber: hit = RE2::PartialMatch(text, *numbers_[rule.pattern].re); break;
       case Rule::Kind::kXid: hit = ParseXidLine(text).has_value(); break;
+      case Rule::Kind::kNccl: hit = RE2::PartialMatch(text, *nccl_gate_); break;
     }
     if (hit) matched.push_back(static_cast<int>(i));
   }
@@ -250,7 +268,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
 }
 
 std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
-  std::vector<Finding> strong, weak, fallback;
+  std::vector<Finding> strong, weak, fallback, nccl;
   bool names = false, messages = false;
   // The number positions come last in the set; they are read before the messages use them.
   std::vector<size_t> positions;
@@ -264,6 +282,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
       case Rule::Kind::kPattern: {
         const KnowledgeEntry& e = kb_.entries()[rule.entry];
         const EntryPattern& p = e.patterns[rule.pattern];
+        if (e.unless_gpu_words && NamesGpu(text)) break;
         if (!p.status.empty()) {
           if (const StatusCode* s = statuses_.FindName(p.status)) {
             Finding f = ForStatus(*s, Evidence::kPattern);
@@ -301,8 +320,31 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
         break;
       case Rule::Kind::kNumber:
         break;
+      case Rule::Kind::kNccl: {
+        auto table = NcclWarningTable::Embedded();
+        const NcclWarning* w = table.ok() ? (*table)->Match(text) : nullptr;
+        if (w == nullptr) break;
+        Finding f;
+        const StatusCode* s = w->result.empty() ? nullptr : statuses_.FindName(w->result);
+        if (s != nullptr) {
+          f = ForStatus(*s, Evidence::kPattern);
+        } else if (nccl_family_ != nullptr) {
+          f.entry = nccl_family_;
+          f.key = nccl_family_->id;
+          f.severity = nccl_family_->severity;
+          f.evidence = Evidence::kPattern;
+        } else {
+          break;
+        }
+        f.origin_subsystem = w->subsystem;
+        f.origin_file = w->file;
+        nccl.push_back(std::move(f));
+        break;
+      }
     }
   }
+  // NCCL's WARN formats come after the entries' own phrasings of the same line.
+  strong.insert(strong.end(), nccl.begin(), nccl.end());
   std::vector<Finding> out;
   auto add_unique = [&out](const Finding& f) {
     if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return o.key == f.key; })) out.push_back(f);
@@ -330,11 +372,23 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
   }
   for (const auto& f : strong) add_unique(f);
   if (!out.empty()) return out;
-  // Weak evidence: the printed message is more specific than a number beside it.
+  // Weak evidence: the printed message is more specific than a number beside it, except a
+  // number in a library's own status position ("NCCL Error 1:") against a message of another
+  // API elsewhere on the line (CUDA's "out of memory" in the sentence after it).
+  std::vector<Finding> numbered;
+  if (!positions.empty()) FindNumbers(text, positions, numbered);
+  const StatusCode* library = !numbered.empty() && numbered.front().status != nullptr && !IsCudaApi(numbered.front().status->api)
+                                  ? numbered.front().status
+                                  : nullptr;
+  bool library_first = library != nullptr && std::none_of(weak.begin(), weak.end(), [&](const Finding& f) {
+                         return f.status != nullptr && f.status->api == library->api;
+                       });
+  if (library_first) {
+    for (const auto& f : numbered) add_unique(f);
+  }
   for (const auto& f : weak) add_unique(f);
-  if (out.empty() && !positions.empty()) {
-    FindNumbers(text, positions, weak);
-    for (const auto& f : weak) add_unique(f);
+  if (out.empty()) {
+    for (const auto& f : numbered) add_unique(f);
   }
   for (const auto& f : fallback) add_unique(f);
   return out;

@@ -6,8 +6,10 @@
 //   - a status's printed message (cudaGetErrorString's "misaligned address"); a short message
 //     counts only beside its API's name (CUDA, NCCL, ...), a long one anywhere,
 //   - a number in a position that holds a status ("cuda runtime error (59)", "CUDA failure 2",
-//     "(803 vs. 0)", "cuInit() returned 100", NCCL's "-> 6").
-// The first three are strong; the last two are weak and count only on a record where no
+//     "(803 vs. 0)", "cuInit() returned 100", NCCL's "-> 6"),
+//   - NCCL's own WARN formats, read from its source (nccl_warnings.h): the status the code
+//     returns after the message, and the subsystem that printed it.
+// The first three and NCCL's WARN formats are strong; the last two are weak and count only on a record where no
 // strong evidence was found. A record is scanned once for the literal words every pattern
 // needs (RE2::Set of literals), and only the patterns whose words are all present run (RE2's
 // FilteredRE2); a record that brings too many candidates is matched by all patterns combined
@@ -54,6 +56,9 @@ struct Finding {
   /// For a status read from a bare number: the number's other readings (other APIs, the old
   /// numbering), best first.
   std::vector<const StatusCode*> other_readings;
+  /// Where in the library the message is printed, when known: an NCCL WARN's subsystem and
+  /// source file ("socket", "src/misc/socket.cc").
+  std::string origin_subsystem, origin_file;
 };
 
 class ErrorMatcher {
@@ -112,7 +117,8 @@ class ErrorMatcher {
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
   std::vector<std::unique_ptr<re2::RE2>> entry_patterns_;  // per rule of kind kPattern, for the fallback
-  std::unique_ptr<re2::RE2> names_, messages_;
+  std::unique_ptr<re2::RE2> names_, messages_, nccl_gate_;
+  const KnowledgeEntry* nccl_family_ = nullptr;  // the entry answering every NCCL status
   std::vector<std::pair<std::string, std::vector<const StatusCode*>>> message_index_;  // lower-case message -> statuses
 };
 

@@ -3,6 +3,7 @@
 #include "doctor/error_matcher.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -23,11 +24,40 @@ using internal::Lower;
 using internal::NormalizeMessage;
 using internal::WordCount;
 
+namespace {
+
+// pynvml names its exceptions after the status in CamelCase: NVMLError_NoPermission is
+// NVML_ERROR_NO_PERMISSION, NVMLError_LibRmVersionMismatch NVML_ERROR_LIB_RM_VERSION_MISMATCH.
+std::string PynvmlStatus(const std::string& token) {
+  const std::string prefix = "NVMLError_";
+  if (token.size() <= prefix.size() || token.compare(0, prefix.size(), prefix) != 0) return {};
+  std::string out = "NVML_ERROR_";
+  std::string camel = token.substr(prefix.size());
+  for (size_t i = 0; i < camel.size(); ++i) {
+    char c = camel[i];
+    bool upper = c >= 'A' && c <= 'Z';
+    bool after_lower = i > 0 && camel[i - 1] >= 'a' && camel[i - 1] <= 'z';
+    if (upper && after_lower) out.push_back('_');
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+}  // namespace
+
 void ErrorMatcher::FindNames(std::string_view text, std::vector<Finding>& out) const {
   re2::StringPiece input(text.data(), text.size());
   std::string token;
   while (RE2::FindAndConsume(&input, *names_, &token)) {
-    if (const StatusCode* s = statuses_.FindName(token)) out.push_back(ForStatus(*s, Evidence::kStatusName));
+    const StatusCode* s = nullptr;
+    if (std::string nvml = PynvmlStatus(token); !nvml.empty()) {
+      s = statuses_.FindName(nvml);
+    } else if (token.rfind("ERROR_", 0) == 0 && HasContext(text, "nvml")) {
+      // Go's NVML bindings print the status without its NVML_ prefix (ERROR_LIBRARY_NOT_FOUND).
+      s = statuses_.FindName("NVML_" + token);
+    }
+    if (s == nullptr) s = statuses_.FindName(token);
+    if (s != nullptr) out.push_back(ForStatus(*s, Evidence::kStatusName));
   }
 }
 
@@ -72,8 +102,18 @@ void ErrorMatcher::FindMessages(std::string_view text, const std::vector<size_t>
       }
     }
     if (chosen == nullptr) {
+      // A short message on a line that names a math library or NVML ("gko::CusparseError ...:
+      // Unknown error") is that library's words, not the CUDA runtime's, unless "CUDA error:"
+      // precedes it. NCCL and TensorRT are left out: they print CUDA's own messages.
+      bool other_library = false;
+      for (const char* api : {"cublas", "cusparse", "cufft", "cusolver", "curand", "cudnn", "nvml"}) {
+        other_library = other_library || HasContext(text, api);
+      }
+      bool short_message = WordCount(key) < kSelfEvidentWords;
       for (const StatusCode* s : it->second) {
-        if (s->api == kApiCudaRuntime && (marked || WordCount(key) >= kSelfEvidentWords || HasContext(text, kApiCudaRuntime))) chosen = s;
+        if (s->api != kApiCudaRuntime) continue;
+        if (!marked && short_message && other_library) continue;
+        if (marked || !short_message || HasContext(text, kApiCudaRuntime)) chosen = s;
       }
     }
     if (chosen == nullptr) continue;

@@ -82,6 +82,23 @@ core::Result<KnowledgeEntry> ParseEntry(const json& e) {
   GPUPROBE_ASSIGN_OR_RETURN(entry.status_prefixes, Strings(e, entry.id, "status_prefixes"));
   GPUPROBE_ASSIGN_OR_RETURN(entry.yields_to, Strings(e, entry.id, "yields_to"));
   entry.secondary = e.value("secondary", false);
+  GPUPROBE_ASSIGN_OR_RETURN(entry.refines, Strings(e, entry.id, "refines"));
+  GPUPROBE_ASSIGN_OR_RETURN(entry.when_emitters, Strings(e, entry.id, "when_emitters"));
+  if (entry.refines.empty() != entry.when_emitters.empty()) {
+    return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'refines' and 'when_emitters' go together", entry.id));
+  }
+  entry.unless_gpu_words = e.value("unless_gpu_words", false);
+  if (e.contains("gpu")) {
+    if (!e["gpu"].is_boolean()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'gpu' is true or false", entry.id));
+    entry.gpu = e["gpu"].get<bool>();
+  }
+  if (e.contains("layer")) {
+    if (!e["layer"].is_string()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'layer' is a string", entry.id));
+    entry.layer = e["layer"].get<std::string>();
+    if (std::find(std::begin(kLayers), std::end(kLayers), entry.layer) == std::end(kLayers)) {
+      return core::Status::ParseError(fmt::format("knowledge base entry '{}': unknown layer '{}'", entry.id, entry.layer));
+    }
+  }
   if (e.contains("patterns")) {
     if (!e["patterns"].is_array()) return core::Status::ParseError(fmt::format("knowledge base entry '{}': 'patterns' must be a list", entry.id));
     for (const auto& p : e["patterns"]) {
@@ -112,7 +129,7 @@ core::Result<KnowledgeEntry> ParseEntry(const json& e) {
     entry.xid = e[key].get<int>();
     entry.nvswitch = std::string(key) == "sxid";
   }
-  if (entry.patterns.empty() && entry.statuses.empty() && entry.status_prefixes.empty() && !entry.xid) {
+  if (entry.patterns.empty() && entry.statuses.empty() && entry.status_prefixes.empty() && !entry.xid && entry.refines.empty()) {
     return core::Status::ParseError(fmt::format("knowledge base entry '{}': needs patterns, statuses or an Xid to be found by", entry.id));
   }
   return entry;
@@ -160,6 +177,14 @@ core::Result<KnowledgeBase> KnowledgeBase::Parse(std::string_view json_text) {
   for (const auto& e : kb.entries_) {
     for (const auto& id : e.yields_to) {
       if (id != kAnyXid && kb.Find(id) == nullptr) return core::Status::ParseError(fmt::format("knowledge base entry '{}': yields to unknown entry '{}'", e.id, id));
+    }
+    // A refined key names an entry, possibly with a status ("nvml_error:NVML_ERROR_IN_USE"), or
+    // a status or Xid without an entry ("status:cudaErrorInvalidValue", "xid:38").
+    for (const auto& key : e.refines) {
+      std::string head = key.substr(0, key.find(':'));
+      if (head != "status" && head != "xid" && kb.Find(head) == nullptr) {
+        return core::Status::ParseError(fmt::format("knowledge base entry '{}': refines unknown entry '{}'", e.id, key));
+      }
     }
   }
   return kb;

@@ -50,7 +50,25 @@ struct KnowledgeEntry {
   std::vector<std::string> yields_to;
   /// Ranks after every other finding (Xid 45 and 154 follow another Xid).
   bool secondary = false;
+  /// False for an error that is not a GPU problem (a JVM heap, the Linux OOM killer, a full
+  /// disk, DNS): explain says so and what it is, and never presents it as a GPU error.
+  bool gpu = true;
+  /// The entry's phrasings do not count on a record that names CUDA, a GPU or a GPU library:
+  /// a plain Python exception is not the answer when its line is about the GPU.
+  bool unless_gpu_words = false;
+  /// Where the fault lives: one of kLayers; empty when the entry does not say.
+  std::string layer;
+  /// A narrower reading of other findings (entry ids or finding keys such as
+  /// "nvml_error:NVML_ERROR_NO_PERMISSION"): when one of them is found in a text that one of
+  /// `when_emitters` printed, this entry is the answer instead (the same words mean another
+  /// thing in another component).
+  std::vector<std::string> refines;
+  std::vector<std::string> when_emitters;
 };
+
+/// The layers a fault can live in, as entries and emitters name them.
+inline constexpr const char* kLayers[] = {"hardware", "driver", "toolkit", "library", "framework",
+                                          "engine",   "cluster", "host"};
 
 class KnowledgeBase {
  public:

@@ -37,6 +37,10 @@ const RE2* ContextOf(std::string_view api) {
     add("nvrtc", R"((?i)nvrtc)");
     add("cudnn", R"((?i)cudnn)");
     add("nvml", R"((?i)\bnvml|nvidia-smi)");
+    add("curand", R"((?i)curand)");
+    add("nvjitlink", R"((?i)nvjitlink)");
+    add("nvvm", R"((?i)\bnvvm|libnvvm)");
+    add("tensorrt", R"((?i)\[TRT\]|tensorrt|nvinfer|IBuilder|trtexec|myelin)");
     add("xid", R"((?i)\bs?xid\b|\bnvrm\b)");
     add(kApiCudaDriver, R"(\bcu[A-Z][A-Za-z]+\b|(?i:\bcuresult\b|\bdriver api\b|cuda_error_))");
     add(kApiCudaRuntime, R"((?i)cuda|\.cu\b|\bgpu|ggml|thcudacheck)");
@@ -103,6 +107,7 @@ const PositionSpec kPositions[] = {
     {R"(\bNCCL INFO\b.*->\s*(\d{1,2})\b)", "nccl", false},                               // NCCL's return-code trace
     {R"(\bnccl\b.*\bretcode (\d{1,2})\b)", "nccl", false},
     {R"(\bncclResult\w*\s*[=:]?\s*(\d{1,2})\b)", "nccl", false},
+    {R"(\[TRT\].*\bError Code (\d{1,2}):)", "tensorrt", false},                       // TensorRT's logger: nvinfer1::ErrorCode
 };
 
 const size_t kPositionCount = sizeof(kPositions) / sizeof(kPositions[0]);

@@ -62,7 +62,11 @@ TEST(ErrorMatcher, OldNumbersAreReadInTheOldNumberingWhenTheMessageSaysSo) {
 
 TEST(ErrorMatcher, ShortMessagesCountOnlyBesideTheirApi) {
   EXPECT_TRUE(M().MatchRecord("cp: cannot stat 'x': invalid argument").empty());
-  EXPECT_TRUE(M().MatchRecord("Out of memory: Killed process 1234 (python3)").empty());
+  // The kernel's OOM killer is host memory: recognised, and not as CUDA's "out of memory".
+  auto killer = M().MatchRecord("Out of memory: Killed process 1234 (python3)");
+  ASSERT_EQ(killer.size(), 1u);
+  EXPECT_EQ(killer[0].key, "linux_oom_killer");
+  EXPECT_FALSE(killer[0].entry->gpu);
   EXPECT_EQ(First("ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: invalid argument"), "invalid_value");
   // The number beside the message picks the API: "Cuda failure 1" is CUDA's invalid argument
   // even on an NCCL line.

@@ -1,0 +1,45 @@
+#include "doctor/nccl_warnings.h"
+
+#include <gtest/gtest.h>
+
+#include "doctor/error_analysis.h"
+
+namespace gpuprobe::doctor {
+namespace {
+
+const NcclWarningTable& Table() {
+  auto t = NcclWarningTable::Embedded();
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return **t;
+}
+
+TEST(NcclWarnings, TheTableIsReadFromSeveralReleases) {
+  EXPECT_GE(Table().rows().size(), 500u);
+  EXPECT_GE(Table().releases().size(), 10u);
+  for (const auto& row : Table().rows()) EXPECT_FALSE(row.subsystem.empty()) << row.format;
+}
+
+TEST(NcclWarnings, AWarnLineGivesTheStatusTheCodeReturnsAndItsSubsystem) {
+  const NcclWarning* w = Table().Match("node1:1:2 [3] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->result, "ncclSystemError");
+  EXPECT_EQ(w->subsystem, "ibvwrap");
+  w = Table().Match("misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.0.0.3<36138>");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->result, "ncclRemoteError");
+  EXPECT_EQ(w->subsystem, "socket");
+}
+
+TEST(NcclWarnings, APluginsPrefixIsTheSameMessage) {
+  const NcclWarning* w = Table().Match("NET/IBext : Got completion from peer 10.1.1.1<1234> with status=12 opcode=0 len=0 vendor err 129 (Send)");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->result, "ncclRemoteError");
+}
+
+TEST(NcclWarnings, NothingForOtherText) {
+  EXPECT_EQ(Table().Match("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), nullptr);
+  EXPECT_EQ(Table().Match("an ordinary log line"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuprobe::doctor
