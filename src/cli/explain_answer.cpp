@@ -26,9 +26,16 @@ std::vector<std::string> Lines(const std::string& text) {
 
 std::string ApiId(const StatusCode& s) { return s.api == doctor::kApiCudaRuntimeLegacy ? doctor::kApiCudaRuntime : s.api; }
 
-std::string Library(const StatusCode& s, const doctor::StatusTable& table) {
-  const doctor::StatusApi* api = table.Api(ApiId(s));
-  return api != nullptr ? api->library : s.api;
+// The API's name as the reader's language writes it ("CUDA runtime", "CUDA 运行时").
+std::string LibraryName(const std::string& api_id, const doctor::StatusTable& table, const report::Texts& t) {
+  std::string key = "explain.library." + api_id;
+  if (t.Has(key)) return t.Get(key);
+  const doctor::StatusApi* api = table.Api(api_id);
+  return api != nullptr ? api->library : api_id;
+}
+
+std::string Library(const StatusCode& s, const doctor::StatusTable& table, const report::Texts& t) {
+  return LibraryName(ApiId(s), table, t);
 }
 
 std::string StatusFact(const StatusCode& s, const doctor::StatusTable& table, const report::Texts& t) {
@@ -39,7 +46,7 @@ std::string StatusFact(const StatusCode& s, const doctor::StatusTable& table, co
   }
   const doctor::StatusApi* api = table.Api(s.api);
   return Tr(t, "explain.status.line", fmt::arg("name", s.name), fmt::arg("value", s.value),
-            fmt::arg("library", api != nullptr ? api->library : s.api), fmt::arg("type", api != nullptr ? api->type : ""));
+            fmt::arg("library", LibraryName(s.api, table, t)), fmt::arg("type", api != nullptr ? api->type : ""));
 }
 
 std::string DataWrong(const std::optional<bool>& data) {
@@ -79,7 +86,7 @@ void XidAnswer(const Finding& f, const doctor::ErrorMatcher& m, const report::Te
 void StatusAnswer(const StatusCode& found, const doctor::ErrorMatcher& m, const report::Texts& t, AnswerText& a) {
   const StatusCode& s = m.statuses().Canonical(found);
   const doctor::StatusApi* api = m.statuses().Api(ApiId(s));
-  std::string library = Library(s, m.statuses());
+  std::string library = Library(s, m.statuses(), t);
   a.title = Tr(t, "explain.status.title", fmt::arg("library", library), fmt::arg("name", s.name), fmt::arg("value", s.value));
   a.meaning = s.doc.empty() ? Tr(t, "explain.status.no_doc", fmt::arg("header", api != nullptr ? api->header : ""))
                             : Tr(t, "explain.status.header_doc", fmt::arg("header", api != nullptr ? api->header : ""),

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/explain_view.h"
+#include "cli/phrase_text.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -18,6 +19,14 @@ std::string Lang(const report::Texts& t) { return report::LanguageCode(t.languag
 
 std::string ListSeparator(const report::Texts& t) { return t.Get("explain.list_separator"); }
 
+// Text copied from the input (a code, a file, a word of an entry's phrasing), as the reader's
+// language quotes it.
+std::vector<std::string> Quoted(const std::vector<std::string>& items, const report::Texts& t) {
+  std::vector<std::string> out;
+  for (const auto& item : items) out.push_back(Tr(t, "explain.quoted", fmt::arg("text", ValidUtf8(item))));
+  return out;
+}
+
 std::string Archs(const std::vector<doctor::CompiledArch>& archs) {
   std::vector<std::string> names;
   for (const auto& a : archs) names.push_back(a.Name());
@@ -26,7 +35,7 @@ std::string Archs(const std::vector<doctor::CompiledArch>& archs) {
 
 std::string GpuLine(const doctor::CapabilityAnswer& a, const report::Texts& t, const std::string& key) {
   if (a.gpu_name.empty()) return Tr(t, key + "_unnamed", fmt::arg("cc", a.gpu_cc->Text()));
-  return Tr(t, key + "_named", fmt::arg("gpu", a.gpu_name), fmt::arg("cc", a.gpu_cc->Text()));
+  return Tr(t, key + "_named", fmt::arg("gpu", GpuNameText(a.gpu_name, t)), fmt::arg("cc", a.gpu_cc->Text()));
 }
 
 }  // namespace
@@ -37,7 +46,7 @@ std::string ComponentsLine(const std::vector<doctor::EmitterHit>& components, co
   std::vector<std::string> parts;
   for (const auto& c : components) {
     if (!c.emitter->gpu) continue;
-    parts.push_back(Tr(t, "explain.component", fmt::arg("name", c.emitter->name), fmt::arg("evidence", ValidUtf8(c.evidence))));
+    parts.push_back(Tr(t, "explain.component", fmt::arg("name", c.emitter->name.In(Lang(t))), fmt::arg("evidence", ValidUtf8(c.evidence))));
     if (parts.size() == 3) break;
   }
   if (parts.empty()) return {};
@@ -47,7 +56,7 @@ std::string ComponentsLine(const std::vector<doctor::EmitterHit>& components, co
 nlohmann::json ComponentsJson(const std::vector<doctor::EmitterHit>& components) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : components) {
-    out.push_back({{"id", c.emitter->id}, {"name", c.emitter->name}, {"layer", c.emitter->layer}, {"gpu", c.emitter->gpu},
+    out.push_back({{"id", c.emitter->id}, {"name", c.emitter->name.en}, {"layer", c.emitter->layer}, {"gpu", c.emitter->gpu},
                    {"evidence", ValidUtf8(c.evidence)}});
   }
   return out;
@@ -64,7 +73,9 @@ std::vector<std::string> CapabilityLines(const doctor::CapabilityAnswer& a, cons
     if (!a.have.empty()) {
       lines.push_back(t.Get("explain.capability.have"));
       for (const auto& g : a.have) {
-        std::string gpus = g.gpus.empty() ? t.Get("explain.capability.no_gpus_listed") : Join(g.gpus, ", ");
+        std::vector<std::string> names;
+        for (const auto& name : g.gpus) names.push_back(GpuNameText(name, t));
+        std::string gpus = g.gpus.empty() ? t.Get("explain.capability.no_gpus_listed") : Join(names, ListSeparator(t));
         lines.push_back("  " + Tr(t, "explain.capability.group", fmt::arg("arch", g.architecture), fmt::arg("ccs", Join(g.ccs, ", ")),
                                    fmt::arg("gpus", gpus)));
       }
@@ -116,11 +127,15 @@ std::vector<std::string> ProfileLines(const doctor::TextProfile& p, const report
   std::string components = ComponentsLine(p.components, t);
   if (!components.empty()) lines.push_back(components);
   auto part = [&](const char* key, const std::vector<std::string>& items) {
-    if (!items.empty()) lines.push_back(Tr(t, key, fmt::arg("list", ValidUtf8(Join(items, separator)))));
+    if (!items.empty()) lines.push_back(Tr(t, key, fmt::arg("list", Join(Quoted(items, t), separator))));
   };
   part("explain.profile.codes", p.codes);
   part("explain.profile.versions", p.versions);
-  part("explain.profile.gpus", p.gpus);
+  if (!p.gpus.empty()) {
+    std::vector<std::string> names;
+    for (const auto& name : p.gpus) names.push_back(GpuNameText(name, t));
+    lines.push_back(Tr(t, "explain.profile.gpus", fmt::arg("list", Join(names, separator))));
+  }
   part("explain.profile.archs", p.archs);
   part("explain.profile.files", p.files);
   if (!p.layer.empty()) lines.push_back(Tr(t, "explain.profile.layer", fmt::arg("layer", LayerText(p.layer, t))));
@@ -130,8 +145,8 @@ std::vector<std::string> ProfileLines(const doctor::TextProfile& p, const report
     for (const auto& n : p.nearest) {
       std::string none = t.Get("explain.profile.none");
       lines.push_back("  " + Tr(t, "explain.profile.near_item", fmt::arg("id", n.entry->id), fmt::arg("title", n.entry->title.In(lang)),
-                                 fmt::arg("shared", n.shared.empty() ? none : Join(n.shared, ", ")),
-                                 fmt::arg("missing", n.missing.empty() ? none : Join(n.missing, ", "))));
+                                 fmt::arg("shared", n.shared.empty() ? none : Join(Quoted(n.shared, t), separator)),
+                                 fmt::arg("missing", n.missing.empty() ? none : Join(Quoted(n.missing, t), separator))));
     }
   }
   return lines;

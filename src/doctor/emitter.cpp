@@ -57,13 +57,14 @@ core::Result<EmitterTable> EmitterTable::Parse(std::string_view json_text) {
   }
   EmitterTable table;
   for (const auto& e : doc["emitters"]) {
-    if (!e.is_object() || !e.contains("id") || !e["id"].is_string() || !e.contains("name") || !e["name"].is_string() ||
+    if (!e.is_object() || !e.contains("id") || !e["id"].is_string() || !e.contains("name") || !e["name"].is_object() ||
+        !e["name"].contains("en") || !e["name"]["en"].is_string() || !e["name"].contains("zh") || !e["name"]["zh"].is_string() ||
         !e.contains("layer") || !e["layer"].is_string()) {
-      return core::Status::ParseError("emitters: every emitter needs an 'id', a 'name' and a 'layer'");
+      return core::Status::ParseError("emitters: every emitter needs an 'id', a 'name' {en, zh} and a 'layer'");
     }
     Emitter emitter;
     emitter.id = e["id"].get<std::string>();
-    emitter.name = e["name"].get<std::string>();
+    emitter.name = {e["name"]["en"].get<std::string>(), e["name"]["zh"].get<std::string>()};
     emitter.layer = e["layer"].get<std::string>();
     emitter.gpu = e.value("gpu", true);
     if (std::find(std::begin(kLayers), std::end(kLayers), emitter.layer) == std::end(kLayers)) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "doctor/knowledge_base.h"
 
 namespace re2 {
 class RE2;
@@ -26,7 +27,7 @@ namespace gpuprobe::doctor {
 
 struct Emitter {
   std::string id;    ///< "vllm", "nvrm", "jvm"
-  std::string name;  ///< as users write it: "vLLM", "NVIDIA kernel driver (NVRM)", "Java VM"
+  LocalText name;    ///< as users write it: "vLLM", "NVIDIA kernel driver (NVRM)", "Java VM"
   std::string layer; ///< one of kLayers (knowledge_base.h): where its faults live
   bool gpu = true;   ///< false for a component that is not a GPU stack (the JVM, Node.js, dockerd)
 };

@@ -73,6 +73,8 @@ bool IsTechnicalChunk(const std::string& raw) {
     if (std::string("/\\_=@${}[]<>|~#").find(c) != std::string::npos) return true;
     bool inner = i > 0 && i + 1 < chunk.size();
     if (inner && (c == '.' || c == ':')) return true;
+    // camelCase: an identifier or a product's own spelling (cudaGetLastError, xFormers).
+    if (i > 0 && std::islower(static_cast<unsigned char>(chunk[i - 1])) && std::isupper(static_cast<unsigned char>(c))) return true;
   }
   return false;
 }
@@ -105,7 +107,16 @@ std::vector<Leak> FindLeaks(const std::string& text, const std::set<std::string>
     ++number;
     // U+27E6, the catalogue's missing-text marker.
     if (line.find("\xE2\x9F\xA6") != std::string::npos) leaks.push_back({number, "missing text", line});
-    for (const std::string& chunk : Chunks(BlankQuoted(line))) {
+    // A shell command line ("    $ dmesg -T | grep Xid") is code; only a note in Chinese after
+    // the command is checked.
+    std::string checked = line;
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line.compare(first, 2, "$ ") == 0) {
+      size_t note = first;
+      while (note < line.size() && static_cast<unsigned char>(line[note]) < 0x80) ++note;
+      checked = line.substr(note);
+    }
+    for (const std::string& chunk : Chunks(BlankQuoted(checked))) {
       if (IsTechnicalChunk(chunk)) continue;
       // A hyphenated name on the allowlist as a whole (nvidia-smi, llm-serving).
       std::string whole = TrimPunctuation(chunk);

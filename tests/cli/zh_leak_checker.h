@@ -6,9 +6,12 @@
 //   - it sits in a chunk (text between spaces, CJK characters and CJK punctuation) that is a
 //     path, command, version, number or identifier: the chunk has a digit, or one of / \ _ = @
 //     $ { } [ ] < > | ~ #, or an inner '.' or ':' (memory.triad, sm_90, 7B, /dev/zero, 1.2.3,
-//     gpuprobe-report.html, localhost:9400), or starts with '-' (a flag);
+//     gpuprobe-report.html, localhost:9400), or starts with '-' (a flag), or is written in
+//     camelCase (an identifier or a product's own spelling: cudaGetLastError, xFormers);
 //   - it is quoted: inside `backticks`, 'single' or "double" ASCII quotes on one line (field
-//     names, the user's own input, commands).
+//     names, the user's own input, commands);
+//   - it is on a shell command line (one that starts with "$ "), before the Chinese note that
+//     may follow the command.
 // The catalogue's missing-text marker (report::MissingTextMarker) is always a finding.
 //
 // Thread safety: pure functions.

@@ -121,6 +121,13 @@ for f in $(ls "$fx"/error_corpus/texts/* | head -n 8); do
   run "explain $(basename "$f")" explain "$bin" --lang zh explain "$(cat "$f")"
 done
 run "explain Xid" explain "$bin" --lang zh explain "Xid 79"
+# The 2024 corpus's train texts (pasted on standard input), a capability answer for a given
+# GPU, and the profile of a text nothing matches.
+for f in $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("\n".join(t["file"] for t in d["texts"] if t["split"] == "train"))' "$fx/error_corpus_2024/index.json"); do
+  run "explain 2024/$(basename "$f")" explain sh -c "exec \"\$0\" --lang zh explain - < \"\$1\"" "$bin" "$fx/error_corpus_2024/$f"
+done
+run "explain --gpu t4 (capability)" explain "$bin" --lang zh explain --gpu t4 "Bfloat16 is only supported on GPUs with compute capability of at least 8.0."
+run "explain (profile)" explain "$bin" --lang zh explain "ggml_backend_sched: graph rebuild failed: error 7 in ggml-cuda.cu:1234 on RTX 4090"
 run "serve bad interval" serve "$bin" --lang zh serve --interval 0
 
 # --- every --help page and the errors of the command line itself

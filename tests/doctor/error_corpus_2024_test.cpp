@@ -1,0 +1,160 @@
+// The 2024-2026 corpus (tests/fixtures/error_corpus_2024: real texts from bug reports, split by
+// source repository into "train" and "heldout"; about one in six is not a GPU error).
+//
+// Train: every text must land on its label (expect, or one of also), except the listed known
+// misses, each with its reason; a listed miss that starts landing fails too, so the list stays
+// exact. A regression names the file.
+// Held-out: only the aggregate is printed (recognised, non-GPU texts claimed as GPU errors, by
+// layer): those texts are not read while rules are written. The threshold is the one held;
+// the score itself is reported in the rounds note.
+//
+// "Recognised" is the definition of tools/explain_score.py: for a GPU text the top answer
+// carries one of the text's labels; for a non-GPU text the top answer is a not-GPU entry that
+// carries one. An answer's labels come from data (tests/doctor/explain_labels.json, the
+// entries' statuses), never from a text.
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "doctor/error_analysis.h"
+
+namespace gpuprobe::doctor {
+namespace {
+
+const ErrorMatcher& Matcher() {
+  auto m = ErrorMatcher::Embedded();
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return **m;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+const std::string kRoot = std::string(GPUPROBE_FIXTURES_DIR) + "/error_corpus_2024/";
+
+// The train texts explain does not land on yet, with the reason; nothing else may miss.
+const std::map<std::string, std::string> kKnownTrainMisses = {
+    {"texts/187-ginkgo-cusparse-spgemm-unknown-error.txt",
+     "the binding prints 'Unknown error' for a status its own table lacks: no structure names the status"},
+};
+
+bool IsCudaApi(const std::string& api) { return api == kApiCudaRuntime || api == kApiCudaDriver || api == kApiCudaRuntimeLegacy; }
+
+std::string StatusLabel(const StatusCode& s, const StatusTable& table) {
+  const StatusCode& c = table.Canonical(s);
+  return IsCudaApi(s.api) ? c.name : s.api + ":" + c.name;
+}
+
+// The labels an answer carries (see the file comment).
+std::set<std::string> Labels(const Finding& f) {
+  static const nlohmann::json kAliases = [] {
+    auto j = nlohmann::json::parse(ReadFile(std::string(GPUPROBE_TESTS_DIR) + "/doctor/explain_labels.json"), nullptr, false);
+    return j.is_discarded() ? nlohmann::json::object() : j.value("entry_labels", nlohmann::json::object());
+  }();
+  const ErrorMatcher& m = Matcher();
+  std::set<std::string> out;
+  auto add_entry = [&](const std::string& id) {
+    out.insert(id);
+    if (kAliases.contains(id)) {
+      for (const auto& a : kAliases[id]) out.insert(a.get<std::string>());
+    }
+    if (const KnowledgeEntry* e = m.kb().Find(id)) {
+      for (const auto& name : e->statuses) {
+        if (const StatusCode* s = m.statuses().FindName(name)) out.insert(StatusLabel(*s, m.statuses()));
+      }
+    }
+  };
+  add_entry(f.key);
+  if (f.entry != nullptr) add_entry(f.entry->id);
+  if (f.status != nullptr) out.insert(StatusLabel(*f.status, m.statuses()));
+  if (f.xid) out.insert((f.xid->nvswitch ? "sxid:" : "xid:") + std::to_string(f.xid->number));
+  return out;
+}
+
+struct Outcome {
+  bool recognised = false;
+  bool claimed = false;  ///< a non-GPU text answered as a GPU error
+  std::string got;
+};
+
+Outcome Score(const nlohmann::json& item) {
+  std::string text = ReadFile(kRoot + item["file"].get<std::string>());
+  Analysis a = Analyze(Matcher(), text, AnalysisMode::kPaste);
+  const Finding* top = !a.hits.empty() ? &a.hits.front().finding : !a.readings.empty() ? &a.readings.front() : nullptr;
+  Outcome o;
+  o.got = top == nullptr ? "(nothing)" : top->key;
+  if (top == nullptr) return o;
+  std::set<std::string> want = {item["expect"].get<std::string>()};
+  for (const auto& also : item.value("also", nlohmann::json::array())) want.insert(also.get<std::string>());
+  std::set<std::string> labels = Labels(*top);
+  bool carries = std::any_of(want.begin(), want.end(), [&](const std::string& w) { return labels.count(w) != 0; });
+  bool gpu_text = item["gpu_related"].get<bool>();
+  o.recognised = carries && IsGpuFinding(*top) == gpu_text;
+  o.claimed = !gpu_text && IsGpuFinding(*top);
+  return o;
+}
+
+nlohmann::json Index() {
+  auto index = nlohmann::json::parse(ReadFile(kRoot + "index.json"), nullptr, false);
+  EXPECT_FALSE(index.is_discarded());
+  return index;
+}
+
+TEST(ErrorCorpus2024, EveryTrainTextLandsOnItsLabelExceptTheKnownMisses) {
+  nlohmann::json index = Index();
+  int total = 0, recognised = 0;
+  std::string regressions, fixed;
+  for (const auto& item : index["texts"]) {
+    if (item["split"] != "train") continue;
+    std::string file = item["file"].get<std::string>();
+    Outcome o = Score(item);
+    ++total;
+    recognised += o.recognised ? 1 : 0;
+    bool known = kKnownTrainMisses.count(file) != 0;
+    if (!o.recognised && !known) regressions += "  " + file + ": expected " + item["expect"].get<std::string>() + ", got " + o.got + "\n";
+    if (o.recognised && known) fixed += "  " + file + " now lands on its label: take it off kKnownTrainMisses\n";
+    EXPECT_FALSE(o.claimed) << file << " is not a GPU error and was answered as " << o.got;
+  }
+  std::printf("error corpus 2024, train: %d/%d recognised\n", recognised, total);
+  EXPECT_GE(total, 90);
+  EXPECT_TRUE(regressions.empty()) << regressions;
+  EXPECT_TRUE(fixed.empty()) << fixed;
+}
+
+// Aggregates only: which held-out text missed is not printed.
+TEST(ErrorCorpus2024, TheHeldOutSplitIsRecognisedAsAWhole) {
+  nlohmann::json index = Index();
+  int total = 0, recognised = 0, not_gpu = 0, claimed = 0;
+  std::map<std::string, std::pair<int, int>> by_layer;
+  for (const auto& item : index["texts"]) {
+    if (item["split"] != "heldout") continue;
+    Outcome o = Score(item);
+    ++total;
+    recognised += o.recognised ? 1 : 0;
+    not_gpu += item["gpu_related"].get<bool>() ? 0 : 1;
+    claimed += o.claimed ? 1 : 0;
+    auto& layer = by_layer[item["layer"].get<std::string>()];
+    ++layer.second;
+    layer.first += o.recognised ? 1 : 0;
+  }
+  std::string layers;
+  for (const auto& [name, counts] : by_layer) layers += " " + name + " " + std::to_string(counts.first) + "/" + std::to_string(counts.second);
+  double rate = total == 0 ? 0 : 100.0 * recognised / total;
+  std::printf("error corpus 2024, held-out: %d/%d recognised (%.1f%%); non-GPU texts claimed as GPU errors: %d of %d; by layer:%s\n",
+              recognised, total, rate, claimed, not_gpu, layers.c_str());
+  EXPECT_GE(total, 80);
+  EXPECT_EQ(claimed, 0);
+  EXPECT_GE(rate, 90.0);
+}
+
+}  // namespace
+}  // namespace gpuprobe::doctor
