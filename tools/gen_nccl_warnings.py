@@ -36,6 +36,7 @@ DEFAULT_TAGS = ["v2.15.5-1", "v2.16.5-1", "v2.17.1-1", "v2.18.6-1", "v2.19.4-1",
 PRI = {"PRIu64": "%lu", "PRId64": "%ld", "PRIx64": "%lx", "PRIu32": "%u", "PRId32": "%d", "PRIx32": "%x",
        "PRIi64": "%ld", "PRIX64": "%lX"}
 SPEC = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([diouxXeEfgGcsp%])")
+SPEC_SPLIT = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp%]")
 MIN_LITERAL_CHARS = 14
 
 # The subsystem a file belongs to, as NCCL's maintainers name them in issues.
@@ -208,6 +209,17 @@ def to_regex(fmt):
     return regex, literal_chars
 
 
+def anchor(fmt):
+    """The longest fixed piece of a format (lower case): a line that prints the format has it,
+    so it finds the candidate formats before any pattern runs. A leading subsystem tag is not
+    used ("NET/IB : " is printed differently by plugins)."""
+    fmt = fmt.strip().split("\n")[0].strip()
+    fmt = re.sub(r"^NET/[A-Za-z]+\s*:\s*", "", fmt)
+    pieces = [p.strip() for p in SPEC_SPLIT.split(fmt)]
+    best = max(pieces, key=len) if pieces else ""
+    return best.lower()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repo", required=True, help="the git directory of an NVIDIA/nccl clone")
@@ -239,7 +251,7 @@ def main():
                 key = (regex, result)
                 row = rows.get(key)
                 if row is None:
-                    rows[key] = {"format": fmt, "regex": regex, "result": result, "file": path,
+                    rows[key] = {"format": fmt, "regex": regex, "anchor": anchor(fmt), "result": result, "file": path,
                                  "subsystem": subsystem(path.replace("src/", "", 1)), "first": tag, "last": tag}
                 else:
                     row["last"] = tag

@@ -111,7 +111,10 @@ std::vector<EmitterHit> EmitterTable::Detect(std::string_view text) const {
   std::vector<EmitterHit> out;
   for (size_t i = 0; i < emitters_.size(); ++i) {
     re2::StringPiece found;
-    if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *patterns_[i], &found)) continue;
+    re2::StringPiece input(text.data(), text.size());
+    // The bare match runs on RE2's DFA; the evidence is extracted only when there is some.
+    if (!RE2::PartialMatch(input, *patterns_[i])) continue;
+    if (!RE2::PartialMatch(input, *patterns_[i], &found)) continue;
     EmitterHit hit;
     hit.emitter = &emitters_[i];
     hit.position = static_cast<size_t>(found.data() - text.data());

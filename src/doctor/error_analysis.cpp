@@ -67,9 +67,10 @@ namespace {
 Analysis Scan(const ErrorMatcher& matcher, std::string_view text, int line_offset) {
   Analysis analysis;
   std::unordered_map<std::string, size_t> by_key;
-  // Logs repeat their errors (an Xid storm, every rank's copy of a traceback): a record that
-  // was recognised before is not matched again. Only recognised records are kept, the memory
-  // is bounded, and the memo switches itself off when records turn out not to repeat.
+  // Logs repeat themselves (an Xid storm, every rank's copy of a traceback, the same kernel
+  // notice every minute): a record seen before is not matched again, whether it was recognised
+  // or not. The memory is bounded, and the memo switches itself off when records turn out not
+  // to repeat.
   std::unordered_map<std::string_view, std::vector<Finding>> seen;
   std::deque<std::string> seen_text;
   size_t seen_bytes = 0, lookups = 0, reused = 0;
@@ -101,7 +102,7 @@ Analysis Scan(const ErrorMatcher& matcher, std::string_view text, int line_offse
         local = std::move(kept);
       }
       found = &local;
-      if (memo && !local.empty() && record.text.size() <= kMaxMemoRecordBytes) {
+      if (memo && record.text.size() <= kMaxMemoRecordBytes) {
         if (seen_bytes > kMaxMemoBytes) {
           seen.clear();
           seen_text.clear();

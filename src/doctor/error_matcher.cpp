@@ -93,11 +93,11 @@ core::Result<const ErrorMatcher*> ErrorMatcher::Embedded() {
 }
 
 core::Status ErrorMatcher::Compile() {
-  set_ = std::make_unique<RE2::Set>(CaseInsensitive(), RE2::UNANCHORED);
-  std::vector<std::string> rule_patterns;
+  // The rules are compiled once, behind the prefilter (FilteredRE2); the combined automaton of
+  // all of them is built only when a record needs it (CombinedSet): every explain pays for the
+  // first, few for the second.
+  std::vector<std::string>& rule_patterns = rule_patterns_;
   auto add = [this, &rule_patterns](const std::string& pattern, Rule rule) -> core::Status {
-    std::string error;
-    if (set_->Add(pattern, &error) < 0) return core::Status::ParseError(fmt::format("explain: cannot compile pattern '{}': {}", pattern, error));
     rules_.push_back(rule);
     rule_patterns.push_back(pattern);
     return core::Status::Ok();
@@ -106,7 +106,6 @@ core::Status ErrorMatcher::Compile() {
   for (size_t i = 0; i < entries.size(); ++i) {
     for (size_t j = 0; j < entries[i].patterns.size(); ++j) {
       GPUPROBE_RETURN_IF_ERROR(add(entries[i].patterns[j].regex, {Rule::Kind::kPattern, i, j}));
-      entry_patterns_.push_back(std::make_unique<RE2>(entries[i].patterns[j].regex, CaseInsensitive()));
     }
   }
   const std::string names =
@@ -156,13 +155,12 @@ core::Status ErrorMatcher::Compile() {
     numbers_.push_back(std::move(position));
     GPUPROBE_RETURN_IF_ERROR(add(kPositions[i].re, {Rule::Kind::kNumber, 0, i}));
   }
-  if (!set_->Compile()) return core::Status::ParseError("explain: the patterns are too large to compile together");
-  // The same rules, in the same order, behind a prefilter of their literal words.
+  // The rules, in order, behind a prefilter of their literal words.
   filter_ = std::make_unique<re2::FilteredRE2>(kMinAtomLength);
   for (size_t i = 0; i < rule_patterns.size(); ++i) {
     int id = -1;
     if (filter_->Add(rule_patterns[i], CaseInsensitive(), &id) != RE2::NoError || id != static_cast<int>(i)) {
-      return core::Status::Internal("explain: cannot prefilter pattern " + rule_patterns[i]);
+      return core::Status::ParseError("explain: cannot compile pattern " + rule_patterns[i]);
     }
   }
   std::vector<std::string> atoms;
@@ -182,26 +180,42 @@ core::Status ErrorMatcher::Compile() {
   return core::Status::Ok();
 }
 
+const RE2::Set* ErrorMatcher::CombinedSet() const {
+  std::call_once(set_once_, [this] {
+    auto set = std::make_unique<RE2::Set>(CaseInsensitive(), RE2::UNANCHORED);
+    for (const auto& pattern : rule_patterns_) {
+      if (set->Add(pattern, nullptr) < 0) return;
+    }
+    if (set->Compile()) set_ = std::move(set);
+  });
+  return set_.get();
+}
+
 std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
   re2::StringPiece piece(text.data(), text.size());
-  std::string lower(text);
+  // Most records of a log match nothing: the scratch buffers are the thread's own, so a record
+  // that matches nothing allocates nothing.
+  thread_local std::string lower;
+  thread_local std::vector<int> atoms, candidates;
+  lower.assign(text.data(), text.size());
   for (char& c : lower) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  std::vector<int> atoms, matched;
+  atoms.clear();
+  std::vector<int> matched;
   RE2::Set::ErrorInfo atom_error;
   if (atoms_->Match(lower, &atoms, &atom_error) || atom_error.kind == RE2::Set::kNoError) {
-    std::vector<int> candidates;
     // A record with none of the words (most of a log) has only the atom-less rules to try.
-    if (atoms.empty()) {
-      candidates = unfiltered_;
-    } else {
+    const std::vector<int>* tried = &unfiltered_;
+    if (!atoms.empty()) {
+      candidates.clear();
       filter_->AllPotentials(atoms, &candidates);
+      tried = &candidates;
     }
     // A line with every word of many patterns (a hostile one) costs one pass of the combined
     // automaton instead of one pass per candidate.
-    if (candidates.size() <= kMaxCandidates) {
-      for (int id : candidates) {
+    if (tried->size() <= kMaxCandidates) {
+      for (int id : *tried) {
         if (RE2::PartialMatch(piece, filter_->GetRE2(id))) matched.push_back(id);
       }
       std::sort(matched.begin(), matched.end());
@@ -209,20 +223,22 @@ std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
     }
   }
   RE2::Set::ErrorInfo error;
-  if (set_->Match(re2::StringPiece(text.data(), text.size()), &matched, &error)) {
-    std::sort(matched.begin(), matched.end());
-    return matched;
+  error.kind = RE2::Set::kOutOfMemory;
+  if (const RE2::Set* set = CombinedSet()) {
+    if (set->Match(re2::StringPiece(text.data(), text.size()), &matched, &error)) {
+      std::sort(matched.begin(), matched.end());
+      return matched;
+    }
   }
   matched.clear();
   if (error.kind == RE2::Set::kNoError) return matched;
   // The combined automaton ran out of memory on this record: try each rule on its own (slower,
   // still linear, same answer).
-  size_t pattern_rule = 0;
   for (size_t i = 0; i < rules_.size(); ++i) {
     const Rule& rule = rules_[i];
     bool hit = false;
     switch (rule.kind) {
-      case Rule::Kind::kPattern: hit = RE2::PartialMatch(text, *entry_patterns_[pattern_rule++]); break;
+      case Rule::Kind::kPattern: hit = RE2::PartialMatch(text, filter_->GetRE2(static_cast<int>(i))); break;
       case Rule::Kind::kName: hit = RE2::PartialMatch(text, *names_); break;
       case Rule::Kind::kMessage: hit = RE2::PartialMatch(text, *messages_); break;
       case Rule::Kind::kNumber: hit = RE2::PartialMatch(text, *numbers_[rule.pattern].re); break;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,13 +111,16 @@ class ErrorMatcher {
   const KnowledgeBase& kb_;
   const StatusTable& statuses_;
   const XidCatalog& xids_;
-  std::unique_ptr<re2::RE2::Set> set_;          // every rule in one automaton (the fallback)
+  /// Every rule in one automaton, compiled on first use; null when it cannot be.
+  const re2::RE2::Set* CombinedSet() const;
+  mutable std::once_flag set_once_;
+  mutable std::unique_ptr<re2::RE2::Set> set_;  // every rule in one automaton (the fallback)
+  std::vector<std::string> rule_patterns_;       // the rules' patterns, in rule order
   std::unique_ptr<re2::FilteredRE2> filter_;     // every rule, prefiltered by its literal atoms
   std::unique_ptr<re2::RE2::Set> atoms_;         // the atoms (lower case), matched in one pass
   std::vector<int> unfiltered_;                  // rules without atoms: candidates on every record
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
-  std::vector<std::unique_ptr<re2::RE2>> entry_patterns_;  // per rule of kind kPattern, for the fallback
   std::unique_ptr<re2::RE2> names_, messages_, nccl_gate_;
   const KnowledgeEntry* nccl_family_ = nullptr;  // the entry answering every NCCL status
   std::vector<std::pair<std::string, std::vector<const StatusCode*>>> message_index_;  // lower-case message -> statuses

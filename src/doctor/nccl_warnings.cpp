@@ -1,10 +1,10 @@
 #include "doctor/nccl_warnings.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <re2/filtered_re2.h>
 #include <re2/re2.h>
 #include <re2/set.h>
 
@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMinAtomLength = 3;
-
 std::string Field(const json& row, const char* key) {
   return row.contains(key) && row[key].is_string() ? row[key].get<std::string>() : std::string();
 }
@@ -25,14 +23,16 @@ RE2::Options Options() {
   RE2::Options o;
   o.set_case_sensitive(false);
   o.set_log_errors(false);
-  o.set_max_mem(64u << 20);
+  o.set_max_mem(8u << 20);
   return o;
 }
 
 }  // namespace
 
-struct NcclWarningTable::AtomSet {
-  std::unique_ptr<RE2::Set> set;
+struct NcclWarningTable::Compiled {
+  std::unique_ptr<RE2::Set> anchors;        // lower case, literal
+  std::unique_ptr<std::once_flag[]> once;   // per row
+  std::unique_ptr<std::unique_ptr<RE2>[]> regex;  // per row, compiled on first use
 };
 
 NcclWarningTable::NcclWarningTable() = default;
@@ -50,10 +50,15 @@ core::Result<NcclWarningTable> NcclWarningTable::Parse(std::string_view json_tex
   for (const auto& r : doc.value("releases", json::array())) {
     if (r.is_string()) table.releases_.push_back(r.get<std::string>());
   }
-  table.filter_ = std::make_unique<re2::FilteredRE2>(kMinAtomLength);
+  RE2::Options literal;
+  literal.set_literal(true);
+  literal.set_log_errors(false);
+  auto compiled = std::make_unique<Compiled>();
+  compiled->anchors = std::make_unique<RE2::Set>(literal, RE2::UNANCHORED);
   for (const auto& row : doc["warnings"]) {
-    if (!row.is_object() || Field(row, "regex").empty() || Field(row, "format").empty()) {
-      return core::Status::ParseError("nccl warnings: every row needs a 'format' and a 'regex'");
+    std::string anchor = Field(row, "anchor");
+    if (!row.is_object() || Field(row, "regex").empty() || Field(row, "format").empty() || anchor.size() < 3) {
+      return core::Status::ParseError("nccl warnings: every row needs a 'format', a 'regex' and an 'anchor'");
     }
     NcclWarning w;
     w.format = Field(row, "format");
@@ -69,24 +74,17 @@ core::Result<NcclWarningTable> NcclWarningTable::Parse(std::string_view json_tex
       }
       w.literal_bytes += w.format[i] != ' ';
     }
-    int id = -1;
-    if (table.filter_->Add(Field(row, "regex"), Options(), &id) != RE2::NoError || id != static_cast<int>(table.rows_.size())) {
-      return core::Status::ParseError(fmt::format("nccl warnings: bad regex for '{}'", w.format));
+    for (char& c : anchor) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (compiled->anchors->Add(anchor, nullptr) != static_cast<int>(table.rows_.size())) {
+      return core::Status::ParseError(fmt::format("nccl warnings: bad anchor for '{}'", w.format));
     }
+    table.regexes_.push_back(Field(row, "regex"));
     table.rows_.push_back(std::move(w));
   }
-  std::vector<std::string> atoms;
-  table.filter_->Compile(&atoms);
-  // The atoms are lower case; they are matched on a lower-cased copy of the text.
-  RE2::Options literal;
-  literal.set_literal(true);
-  literal.set_log_errors(false);
-  table.atoms_ = std::make_unique<AtomSet>();
-  table.atoms_->set = std::make_unique<RE2::Set>(literal, RE2::UNANCHORED);
-  for (const auto& atom : atoms) {
-    if (table.atoms_->set->Add(atom, nullptr) < 0) return core::Status::Internal("nccl warnings: cannot add atom " + atom);
-  }
-  if (!table.atoms_->set->Compile()) return core::Status::Internal("nccl warnings: the atoms do not compile");
+  if (!compiled->anchors->Compile()) return core::Status::Internal("nccl warnings: the anchors do not compile");
+  compiled->once = std::make_unique<std::once_flag[]>(table.rows_.size());
+  compiled->regex = std::make_unique<std::unique_ptr<RE2>[]>(table.rows_.size());
+  table.compiled_ = std::move(compiled);
   return table;
 }
 
@@ -101,19 +99,23 @@ core::Result<const NcclWarningTable*> NcclWarningTable::Embedded() {
 }
 
 const NcclWarning* NcclWarningTable::Match(std::string_view text) const {
-  if (filter_ == nullptr || rows_.empty()) return nullptr;
+  if (compiled_ == nullptr || rows_.empty()) return nullptr;
   std::string lower(text);
   for (char& c : lower) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  std::vector<int> atoms;
-  if (atoms_ != nullptr && atoms_->set != nullptr) atoms_->set->Match(lower, &atoms);
   std::vector<int> candidates;
-  filter_->AllPotentials(atoms, &candidates);
+  if (!compiled_->anchors->Match(lower, &candidates)) return nullptr;
   const NcclWarning* best = nullptr;
   for (int id : candidates) {
-    if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), filter_->GetRE2(id))) continue;
-    const NcclWarning& w = rows_[static_cast<size_t>(id)];
+    size_t i = static_cast<size_t>(id);
+    std::call_once(compiled_->once[i], [&] {
+      auto re = std::make_unique<RE2>(regexes_[i], Options());
+      if (re->ok()) compiled_->regex[i] = std::move(re);
+    });
+    const RE2* re = compiled_->regex[i].get();
+    if (re == nullptr || !RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re)) continue;
+    const NcclWarning& w = rows_[i];
     if (best == nullptr || w.literal_bytes > best->literal_bytes) best = &w;
   }
   return best;

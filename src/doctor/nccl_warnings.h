@@ -15,7 +15,6 @@
 #include "core/status.h"
 
 namespace re2 {
-class FilteredRE2;
 class RE2;
 }  // namespace re2
 
@@ -34,7 +33,8 @@ class NcclWarningTable {
  public:
   /// ParseError naming the row for a bad regex or a missing field.
   static core::Result<NcclWarningTable> Parse(std::string_view json_text);
-  /// The embedded table, compiled on first use (only texts that mention NCCL pay for it).
+  /// The embedded table, read on first use (only texts that mention NCCL pay for it). Each
+  /// format's pattern is compiled the first time its anchor (its longest fixed piece) is seen.
   static core::Result<const NcclWarningTable*> Embedded();
 
   NcclWarningTable();
@@ -53,9 +53,9 @@ class NcclWarningTable {
   std::vector<NcclWarning> rows_;
   std::vector<std::string> releases_;
   std::string source_;
-  struct AtomSet;  // the patterns' literal atoms, matched in one pass (an RE2::Set)
-  std::unique_ptr<re2::FilteredRE2> filter_;
-  std::unique_ptr<AtomSet> atoms_;
+  struct Compiled;  // the anchors in one literal automaton; the patterns, compiled on demand
+  std::vector<std::string> regexes_;
+  std::unique_ptr<Compiled> compiled_;
 };
 
 }  // namespace gpuprobe::doctor

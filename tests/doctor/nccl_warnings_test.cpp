@@ -36,6 +36,17 @@ TEST(NcclWarnings, APluginsPrefixIsTheSameMessage) {
   EXPECT_EQ(w->result, "ncclRemoteError");
 }
 
+// Every pattern of the generated table compiles (each is compiled on demand at run time).
+TEST(NcclWarnings, EveryPatternCompiles) {
+  for (const auto& row : Table().rows()) {
+    std::string line = row.format;
+    // The format itself, with its conversions as printed values, is a line it matches.
+    for (size_t at = line.find('%'); at != std::string::npos; at = line.find('%', at)) line.replace(at, 2, "7");
+    (void)Table().Match(line);
+  }
+  SUCCEED();
+}
+
 TEST(NcclWarnings, NothingForOtherText) {
   EXPECT_EQ(Table().Match("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), nullptr);
   EXPECT_EQ(Table().Match("an ordinary log line"), nullptr);
