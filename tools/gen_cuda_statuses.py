@@ -10,6 +10,7 @@ Usage (stdlib only):
     tools/gen_cuda_statuses.py [--include /usr/local/cuda/include] [--lib /usr/local/cuda/lib64]
                                [--nvml-header PATH] [--nvml-header-source URL]
                                [--tensorrt-include DIR] [--tensorrt-source URL]
+                               [--cudnn-frontend-include DIR] [--cudnn-frontend-source URL]
                                [--out data/knowledge/cuda_statuses.json]
 
 The messages come from a small C helper compiled with the system C compiler and run against
@@ -20,7 +21,9 @@ under --include. TensorRT's headers are not part of the toolkit either: pass --t
 (a directory with NvInferRuntimeBase.h, NvInferRuntime.h and NvInferVersion.h, for example
 NVIDIA/TensorRT's include/) to add nvinfer1::ErrorCode and the logger's severities. cuBLASLt
 returns cuBLAS's cublasStatus_t (cublasLt.h), so it is recorded as a user of that type rather than
-as a status space of its own. The script records the versions it read.
+as a status space of its own. The cuDNN frontend (NVIDIA/cudnn-frontend, header-only) is read
+from --cudnn-frontend-include (its include/ directory) for cudnn_frontend::error_code_t. The
+script records the versions it read.
 """
 
 import argparse
@@ -71,6 +74,9 @@ APIS = [
      "string_fn": "nvvmGetErrorString", "lib": "libnvvm.so"},
     {"id": "tensorrt", "library": "TensorRT", "type": "nvinfer1::ErrorCode", "header": "NvInferRuntimeBase.h",
      "enum": r"enum\s+class\s+ErrorCode\s*:\s*int32_t", "prefix": "k", "success": "kSUCCESS", "tensorrt": True},
+    {"id": "cudnn_frontend", "library": "cuDNN frontend", "type": "cudnn_frontend::error_code_t",
+     "header": "cudnn_frontend/graph_helpers.h", "enum": r"enum\s+class\s+(?:\[\[nodiscard\]\]\s+)?error_code_t\b",
+     "prefix": "", "success": "OK", "cudnn_frontend": True},
 ]
 
 # The other headers' users of a status type: the type is theirs too, not a space of its own.
@@ -346,6 +352,12 @@ def tensorrt_version(include):
     return ".".join(parts)
 
 
+def frontend_version(include):
+    path = os.path.join(include, "cudnn_frontend_version.h")
+    parts = [define(path, k) for k in ("CUDNN_FRONTEND_MAJOR_VERSION", "CUDNN_FRONTEND_MINOR_VERSION", "CUDNN_FRONTEND_PATCH_VERSION")]
+    return ".".join(map(str, parts)) if all(p is not None for p in parts) else None
+
+
 def tensorrt_severities(include):
     """ILogger::Severity from whichever TensorRT header declares it."""
     for header in ("NvInferRuntimeBase.h", "NvInferRuntime.h"):
@@ -385,6 +397,9 @@ def main():
                         help="a directory with TensorRT's NvInferRuntimeBase.h, NvInferRuntime.h, NvInferVersion.h")
     parser.add_argument("--tensorrt-source", default=None,
                         help="where the TensorRT headers came from, recorded in the JSON (URL and commit)")
+    parser.add_argument("--cudnn-frontend-include", default=None, help="NVIDIA/cudnn-frontend's include/ directory")
+    parser.add_argument("--cudnn-frontend-source", default=None,
+                        help="where the cuDNN frontend headers came from, recorded in the JSON (URL and commit)")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "data", "knowledge", "cuda_statuses.json"))
     args = parser.parse_args()
     lib_dirs = args.lib or [os.path.join(os.path.dirname(args.include.rstrip("/")), d) for d in ("lib64", "lib")]
@@ -401,6 +416,11 @@ def main():
                     print("warning: no --tensorrt-include; nvinfer1::ErrorCode left out", file=sys.stderr)
                     continue
                 header = os.path.join(args.tensorrt_include, api["header"])
+            elif api.get("cudnn_frontend"):
+                if not args.cudnn_frontend_include:
+                    print("warning: no --cudnn-frontend-include; cudnn_frontend::error_code_t left out", file=sys.stderr)
+                    continue
+                header = os.path.join(args.cudnn_frontend_include, api["header"])
             else:
                 header = nvml_header if api["id"] == "nvml" else os.path.join(args.include, api["header"])
             if not os.path.exists(header):
@@ -416,6 +436,8 @@ def main():
                 severities = tensorrt_severities(args.tensorrt_include)
                 if severities:
                     info["severities_header"], info["severities"] = severities
+            if api.get("cudnn_frontend") and args.cudnn_frontend_source:
+                info["header_source"] = args.cudnn_frontend_source
             if api["id"] in users:
                 info["also_used_by"] = users[api["id"]]
             got = read_messages(rows, api, lib_dirs, helper)
@@ -446,7 +468,7 @@ def main():
         "schema": "gpuprobe.cuda_statuses.v1",
         "about": ("Every status of the CUDA runtime (cudaError_t), driver (CUresult), NCCL, cuBLAS (and cuBLASLt, "
                   "which returns the same type), cuFFT, cuSOLVER, cuSPARSE, NVRTC, cuDNN, NVML, cuRAND, nvJitLink, "
-                  "NVVM and TensorRT (nvinfer1::ErrorCode, with the logger's severities), with the header's comment ('doc') and the "
+                  "NVVM, TensorRT (nvinfer1::ErrorCode, with the logger's severities) and the cuDNN frontend (error_code_t), with the header's comment ('doc') and the "
                   "library's printed message ('message') where it has one. Generated by "
                   "tools/gen_cuda_statuses.py; do not edit by hand. A driver status with the same number "
                   "as a runtime status names the same condition ('runtime_equivalent'); the driver's "
@@ -454,7 +476,9 @@ def main():
         "generated_by": "tools/gen_cuda_statuses.py",
         "toolkit": dict(versions(args.include, nvml_header),
                         **({"tensorrt": tensorrt_version(args.tensorrt_include)}
-                           if args.tensorrt_include and tensorrt_version(args.tensorrt_include) else {})),
+                           if args.tensorrt_include and tensorrt_version(args.tensorrt_include) else {}),
+                        **({"cudnn_frontend": frontend_version(args.cudnn_frontend_include)}
+                           if args.cudnn_frontend_include and frontend_version(args.cudnn_frontend_include) else {})),
         "apis": apis_out,
         "statuses": statuses,
     }

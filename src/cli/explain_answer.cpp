@@ -109,7 +109,8 @@ AnswerText Answer(const Finding& f, const doctor::ErrorMatcher& m, const report:
     if (!canonical.message.empty()) a.facts.push_back(Tr(t, "explain.status.printed", fmt::arg("message", canonical.message)));
   }
   if (!f.origin_file.empty()) {
-    a.facts.push_back(Tr(t, "explain.status.origin", fmt::arg("subsystem", f.origin_subsystem), fmt::arg("file", f.origin_file)));
+    a.facts.push_back(Tr(t, "explain.status.origin", fmt::arg("library", LibraryName(f.origin_api, m.statuses(), t)),
+                         fmt::arg("subsystem", f.origin_subsystem), fmt::arg("file", f.origin_file)));
   }
   if (f.xid) XidAnswer(f, m, t, a);
   if (f.entry != nullptr) {

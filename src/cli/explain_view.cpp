@@ -5,7 +5,7 @@
 #include "cli/command.h"
 #include "cli/explain_answer.h"
 #include "cli/explain_story.h"
-#include "doctor/nccl_warnings.h"
+#include "doctor/library_messages.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table.h"
@@ -140,7 +140,8 @@ nlohmann::json AnswerJson(const Finding& f, const doctor::ErrorMatcher& m, const
                       {"severity", a.severity}, {"title", a.title}, {"facts", a.facts}, {"meaning", a.meaning},
                       {"causes", a.causes}, {"confirm", a.confirm}, {"fixes", a.fixes}, {"gpu_related", a.gpu}};
   j["layer"] = f.entry != nullptr && !f.entry->layer.empty() ? nlohmann::json(f.entry->layer) : nlohmann::json();
-  j["origin"] = f.origin_file.empty() ? nlohmann::json() : nlohmann::json({{"subsystem", f.origin_subsystem}, {"file", f.origin_file}});
+  j["origin"] = f.origin_file.empty() ? nlohmann::json()
+                                      : nlohmann::json({{"api", f.origin_api}, {"subsystem", f.origin_subsystem}, {"file", f.origin_file}});
   if (f.status != nullptr) {
     const doctor::StatusCode& s = *f.status;
     const doctor::StatusApi* api = m.statuses().Api(s.api == doctor::kApiCudaRuntimeLegacy ? doctor::kApiCudaRuntime : s.api);
@@ -284,7 +285,7 @@ namespace {
 
 // The generated tables beside the entries: NCCL's WARN formats, the emitters, the features.
 std::string MoreKnowledge(const report::Texts& t) {
-  auto nccl = doctor::NcclWarningTable::Embedded();
+  auto nccl = doctor::LibraryMessageTable::Nccl();
   auto emitters = doctor::EmitterTable::Embedded();
   auto features = doctor::FeatureTable::Embedded();
   if (!nccl.ok() || !emitters.ok() || !features.ok() || (*nccl)->releases().empty()) return {};
@@ -318,8 +319,12 @@ nlohmann::json ExplainListToJson(const doctor::ErrorMatcher& m, const report::Te
   for (const auto& x : m.xids().entries()) (x.nvswitch ? sxids : xids)++;
   doc["xids"] = xids;
   doc["sxids"] = sxids;
-  auto nccl = doctor::NcclWarningTable::Embedded();
+  auto nccl = doctor::LibraryMessageTable::Nccl();
   if (nccl.ok()) doc["nccl_warnings"] = {{"formats", (*nccl)->rows().size()}, {"releases", (*nccl)->releases()}, {"source", (*nccl)->source()}};
+  auto frontend = doctor::LibraryMessageTable::CudnnFrontend();
+  if (frontend.ok()) {
+    doc["cudnn_frontend_messages"] = {{"messages", (*frontend)->rows().size()}, {"releases", (*frontend)->releases()}, {"source", (*frontend)->source()}};
+  }
   auto emitters = doctor::EmitterTable::Embedded();
   if (emitters.ok()) doc["emitters"] = (*emitters)->emitters().size();
   auto features = doctor::FeatureTable::Embedded();

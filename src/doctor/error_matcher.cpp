@@ -9,7 +9,7 @@
 
 #include "doctor/error_matcher_internal.h"
 #include "doctor/matcher_context.h"
-#include "doctor/nccl_warnings.h"
+#include "doctor/library_messages.h"
 
 namespace gpuprobe::doctor {
 
@@ -25,6 +25,17 @@ using internal::NormalizeMessage;
 using internal::WordCount;
 
 namespace {
+
+// Libraries whose own messages are read from their source (library_messages.h): a record that
+// names the library is read against its table.
+struct LibrarySource {
+  const char* gate;  // RE2, case-insensitive
+  core::Result<const LibraryMessageTable*> (*table)();
+};
+const LibrarySource kLibraries[] = {
+    {R"(\bnccl|\bNET/\w+\s*:)", &LibraryMessageTable::Nccl},         // a plugin prints "NET/IBP:"
+    {R"(\bcudnn[_ ]?frontend\b)", &LibraryMessageTable::CudnnFrontend},  // "[cudnn_frontend] Error: ..."
+};
 
 // Atoms shorter than this are not worth a prefilter ("cu", "id").
 constexpr int kMinAtomLength = 3;
@@ -115,11 +126,12 @@ core::Status ErrorMatcher::Compile() {
   names_ = std::make_unique<RE2>(names, CaseInsensitive());
   GPUPROBE_RETURN_IF_ERROR(add(names, {Rule::Kind::kName}));
   GPUPROBE_RETURN_IF_ERROR(add(R"(\bs?xid\b[^\n]{0,60}?\d)", {Rule::Kind::kXid}));
-  // A line that names NCCL or one of its network plugins ("NET/IB :", "NET/IBP:") is read
-  // against NCCL's own WARN formats (compiled on first use).
-  const std::string nccl_gate = R"(\bnccl|\bNET/\w+\s*:)";
-  nccl_gate_ = std::make_unique<RE2>(nccl_gate, CaseInsensitive());
-  GPUPROBE_RETURN_IF_ERROR(add(nccl_gate, {Rule::Kind::kNccl}));
+  // A line that names NCCL (or one of its network plugins) or the cuDNN frontend is read
+  // against that library's own messages (compiled on first use).
+  for (size_t i = 0; i < sizeof(kLibraries) / sizeof(kLibraries[0]); ++i) {
+    library_gates_.push_back(std::make_unique<RE2>(kLibraries[i].gate, CaseInsensitive()));
+    GPUPROBE_RETURN_IF_ERROR(add(kLibraries[i].gate, {Rule::Kind::kLibrary, 0, i}));
+  }
   for (const auto& e : kb_.entries()) {
     if (std::find(e.status_prefixes.begin(), e.status_prefixes.end(), "nccl") != e.status_prefixes.end()) nccl_family_ = &e;
   }
@@ -243,7 +255,7 @@ std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
       case Rule::Kind::kMessage: hit = RE2::PartialMatch(text, *messages_); break;
       case Rule::Kind::kNumber: hit = RE2::PartialMatch(text, *numbers_[rule.pattern].re); break;
       case Rule::Kind::kXid: hit = ParseXidLine(text).has_value(); break;
-      case Rule::Kind::kNccl: hit = RE2::PartialMatch(text, *nccl_gate_); break;
+      case Rule::Kind::kLibrary: hit = RE2::PartialMatch(text, *library_gates_[rule.pattern]); break;
     }
     if (hit) matched.push_back(static_cast<int>(i));
   }
@@ -284,7 +296,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
 }
 
 std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
-  std::vector<Finding> strong, weak, fallback, nccl;
+  std::vector<Finding> strong, weak, fallback, own_messages;
   bool names = false, messages = false;
   // The number positions come last in the set; they are read before the messages use them.
   std::vector<size_t> positions;
@@ -336,15 +348,15 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
         break;
       case Rule::Kind::kNumber:
         break;
-      case Rule::Kind::kNccl: {
-        auto table = NcclWarningTable::Embedded();
-        const NcclWarning* w = table.ok() ? (*table)->Match(text) : nullptr;
+      case Rule::Kind::kLibrary: {
+        auto table = kLibraries[rule.pattern].table();
+        const LibraryMessage* w = table.ok() ? (*table)->Match(text) : nullptr;
         if (w == nullptr) break;
         Finding f;
         const StatusCode* s = w->result.empty() ? nullptr : statuses_.FindName(w->result);
-        if (s != nullptr) {
+        if (s != nullptr && s->api == (*table)->api()) {
           f = ForStatus(*s, Evidence::kPattern);
-        } else if (nccl_family_ != nullptr) {
+        } else if (nccl_family_ != nullptr && (*table)->api() == "nccl") {
           f.entry = nccl_family_;
           f.key = nccl_family_->id;
           f.severity = nccl_family_->severity;
@@ -352,15 +364,16 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
         } else {
           break;
         }
+        f.origin_api = (*table)->api();
         f.origin_subsystem = w->subsystem;
         f.origin_file = w->file;
-        nccl.push_back(std::move(f));
+        own_messages.push_back(std::move(f));
         break;
       }
     }
   }
-  // NCCL's WARN formats come after the entries' own phrasings of the same line.
-  strong.insert(strong.end(), nccl.begin(), nccl.end());
+  // A library's own messages come after the entries' phrasings of the same line.
+  strong.insert(strong.end(), own_messages.begin(), own_messages.end());
   std::vector<Finding> out;
   auto add_unique = [&out](const Finding& f) {
     if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return o.key == f.key; })) out.push_back(f);
@@ -376,8 +389,10 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
       messages = true;
     }
   }
+  // An entry's phrasing without a status takes the status another piece of evidence on the
+  // same line gives for the same entry (a family's, or a library's own message's).
   for (auto& f : strong) {
-    if (f.entry == nullptr || f.status != nullptr || f.entry->status_prefixes.empty()) continue;
+    if (f.entry == nullptr || f.status != nullptr || (f.entry->status_prefixes.empty() && f.entry->statuses.empty())) continue;
     auto specific = [&](const Finding& o) { return o.entry == f.entry && o.status != nullptr; };
     auto it = std::find_if(strong.begin(), strong.end(), specific);
     if (it != strong.end()) {

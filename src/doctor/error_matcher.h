@@ -7,9 +7,10 @@
 //     counts only beside its API's name (CUDA, NCCL, ...), a long one anywhere,
 //   - a number in a position that holds a status ("cuda runtime error (59)", "CUDA failure 2",
 //     "(803 vs. 0)", "cuInit() returned 100", NCCL's "-> 6"),
-//   - NCCL's own WARN formats, read from its source (nccl_warnings.h): the status the code
-//     returns after the message, and the subsystem that printed it.
-// The first three and NCCL's WARN formats are strong; the last two are weak and count only on a record where no
+//   - a library's own messages, read from its source (library_messages.h: NCCL's WARN
+//     formats, the cuDNN frontend's errors): the status the code returns with the message,
+//     and the subsystem that printed it.
+// The first three and a library's own messages are strong; the last two are weak and count only on a record where no
 // strong evidence was found. A record is scanned once for the literal words every pattern
 // needs (RE2::Set of literals), and only the patterns whose words are all present run (RE2's
 // FilteredRE2); a record that brings too many candidates is matched by all patterns combined
@@ -58,8 +59,8 @@ struct Finding {
   /// numbering), best first.
   std::vector<const StatusCode*> other_readings;
   /// Where in the library the message is printed, when known: an NCCL WARN's subsystem and
-  /// source file ("socket", "src/misc/socket.cc").
-  std::string origin_subsystem, origin_file;
+  /// source file ("socket", "src/misc/socket.cc"), a cuDNN frontend message's.
+  std::string origin_api, origin_subsystem, origin_file;
 };
 
 class ErrorMatcher {
@@ -121,7 +122,8 @@ class ErrorMatcher {
   std::vector<int> unfiltered_;                  // rules without atoms: candidates on every record
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
-  std::unique_ptr<re2::RE2> names_, messages_, nccl_gate_;
+  std::unique_ptr<re2::RE2> names_, messages_;
+  std::vector<std::unique_ptr<re2::RE2>> library_gates_;  // per library source (error_matcher.cpp)
   const KnowledgeEntry* nccl_family_ = nullptr;  // the entry answering every NCCL status
   std::vector<std::pair<std::string, std::vector<const StatusCode*>>> message_index_;  // lower-case message -> statuses
 };

@@ -12,10 +12,10 @@
 namespace gpuprobe::doctor {
 
 struct ErrorMatcher::Rule {
-  enum class Kind { kPattern, kName, kXid, kMessage, kNumber, kNccl };
+  enum class Kind { kPattern, kName, kXid, kMessage, kNumber, kLibrary };
   Kind kind;
   size_t entry = 0;    // kPattern: entry index
-  size_t pattern = 0;  // kPattern: pattern index in the entry; kNumber: position index
+  size_t pattern = 0;  // kPattern: pattern index in the entry; kNumber: position index; kLibrary: library index
 };
 
 struct ErrorMatcher::NumberPosition {

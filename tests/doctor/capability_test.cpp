@@ -46,7 +46,9 @@ TEST(Capability, AStatedMinimumListsTheArchitecturesThatHaveItAndWhatTheGpuLacks
   EXPECT_FALSE(*a->gpu_has_it);
   // The groups hold real GPUs of the spec database.
   for (const auto& g : a->have) {
-    if (g.architecture == "Hopper") EXPECT_FALSE(g.gpus.empty());
+    if (g.architecture == "Hopper") {
+      EXPECT_FALSE(g.gpus.empty());
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-#include "doctor/nccl_warnings.h"
+#include "doctor/library_messages.h"
 
 #include <algorithm>
 #include <mutex>
@@ -29,24 +29,26 @@ RE2::Options Options() {
 
 }  // namespace
 
-struct NcclWarningTable::Compiled {
+struct LibraryMessageTable::Compiled {
   std::unique_ptr<RE2::Set> anchors;        // lower case, literal
   std::unique_ptr<std::once_flag[]> once;   // per row
   std::unique_ptr<std::unique_ptr<RE2>[]> regex;  // per row, compiled on first use
 };
 
-NcclWarningTable::NcclWarningTable() = default;
-NcclWarningTable::NcclWarningTable(NcclWarningTable&&) noexcept = default;
-NcclWarningTable& NcclWarningTable::operator=(NcclWarningTable&&) noexcept = default;
-NcclWarningTable::~NcclWarningTable() = default;
+LibraryMessageTable::LibraryMessageTable() = default;
+LibraryMessageTable::LibraryMessageTable(LibraryMessageTable&&) noexcept = default;
+LibraryMessageTable& LibraryMessageTable::operator=(LibraryMessageTable&&) noexcept = default;
+LibraryMessageTable::~LibraryMessageTable() = default;
 
-core::Result<NcclWarningTable> NcclWarningTable::Parse(std::string_view json_text) {
+core::Result<LibraryMessageTable> LibraryMessageTable::Parse(std::string_view json_text) {
   json doc = json::parse(json_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("warnings") || !doc["warnings"].is_array()) {
-    return core::Status::ParseError("nccl warnings: not a JSON object with a 'warnings' list");
+    return core::Status::ParseError("library messages: not a JSON object with a 'warnings' list");
   }
-  NcclWarningTable table;
+  LibraryMessageTable table;
   table.source_ = Field(doc, "source");
+  table.api_ = Field(doc, "api");
+  if (table.api_.empty()) return core::Status::ParseError("library messages: the table names no 'api'");
   for (const auto& r : doc.value("releases", json::array())) {
     if (r.is_string()) table.releases_.push_back(r.get<std::string>());
   }
@@ -58,9 +60,9 @@ core::Result<NcclWarningTable> NcclWarningTable::Parse(std::string_view json_tex
   for (const auto& row : doc["warnings"]) {
     std::string anchor = Field(row, "anchor");
     if (!row.is_object() || Field(row, "regex").empty() || Field(row, "format").empty() || anchor.size() < 3) {
-      return core::Status::ParseError("nccl warnings: every row needs a 'format', a 'regex' and an 'anchor'");
+      return core::Status::ParseError("library messages: every row needs a 'format', a 'regex' and an 'anchor'");
     }
-    NcclWarning w;
+    LibraryMessage w;
     w.format = Field(row, "format");
     w.file = Field(row, "file");
     w.subsystem = Field(row, "subsystem");
@@ -76,29 +78,41 @@ core::Result<NcclWarningTable> NcclWarningTable::Parse(std::string_view json_tex
     }
     for (char& c : anchor) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (compiled->anchors->Add(anchor, nullptr) != static_cast<int>(table.rows_.size())) {
-      return core::Status::ParseError(fmt::format("nccl warnings: bad anchor for '{}'", w.format));
+      return core::Status::ParseError(fmt::format("library messages: bad anchor for '{}'", w.format));
     }
     table.regexes_.push_back(Field(row, "regex"));
     table.rows_.push_back(std::move(w));
   }
-  if (!compiled->anchors->Compile()) return core::Status::Internal("nccl warnings: the anchors do not compile");
+  if (!compiled->anchors->Compile()) return core::Status::Internal("library messages: the anchors do not compile");
   compiled->once = std::make_unique<std::once_flag[]>(table.rows_.size());
   compiled->regex = std::make_unique<std::unique_ptr<RE2>[]>(table.rows_.size());
   table.compiled_ = std::move(compiled);
   return table;
 }
 
-core::Result<const NcclWarningTable*> NcclWarningTable::Embedded() {
-  static const core::Result<NcclWarningTable> kTable = []() -> core::Result<NcclWarningTable> {
-    auto text = core::EmbeddedFile("knowledge/nccl_warnings.json");
-    if (!text.ok()) return text.status();
-    return Parse(*text);
-  }();
+namespace {
+
+core::Result<LibraryMessageTable> FromEmbedded(const char* name) {
+  auto text = core::EmbeddedFile(name);
+  if (!text.ok()) return text.status();
+  return LibraryMessageTable::Parse(*text);
+}
+
+}  // namespace
+
+core::Result<const LibraryMessageTable*> LibraryMessageTable::Nccl() {
+  static const core::Result<LibraryMessageTable> kTable = FromEmbedded("knowledge/nccl_warnings.json");
   if (!kTable.ok()) return kTable.status();
   return &kTable.value();
 }
 
-const NcclWarning* NcclWarningTable::Match(std::string_view text) const {
+core::Result<const LibraryMessageTable*> LibraryMessageTable::CudnnFrontend() {
+  static const core::Result<LibraryMessageTable> kTable = FromEmbedded("knowledge/cudnn_frontend_messages.json");
+  if (!kTable.ok()) return kTable.status();
+  return &kTable.value();
+}
+
+const LibraryMessage* LibraryMessageTable::Match(std::string_view text) const {
   if (compiled_ == nullptr || rows_.empty()) return nullptr;
   std::string lower(text);
   for (char& c : lower) {
@@ -106,7 +120,7 @@ const NcclWarning* NcclWarningTable::Match(std::string_view text) const {
   }
   std::vector<int> candidates;
   if (!compiled_->anchors->Match(lower, &candidates)) return nullptr;
-  const NcclWarning* best = nullptr;
+  const LibraryMessage* best = nullptr;
   for (int id : candidates) {
     size_t i = static_cast<size_t>(id);
     std::call_once(compiled_->once[i], [&] {
@@ -115,7 +129,7 @@ const NcclWarning* NcclWarningTable::Match(std::string_view text) const {
     });
     const RE2* re = compiled_->regex[i].get();
     if (re == nullptr || !RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re)) continue;
-    const NcclWarning& w = rows_[i];
+    const LibraryMessage& w = rows_[i];
     if (best == nullptr || w.literal_bytes > best->literal_bytes) best = &w;
   }
   return best;
