@@ -40,9 +40,9 @@ int StreamFlops(StreamOp op) {
   return 0;
 }
 
-double DotExpected(std::uint64_t n) {
-  double sum = 0;
-  for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<double>(StreamElement(StreamOp::kDot, i));
+std::uint64_t DotFixedExpected(std::uint64_t n) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<std::uint64_t>(DotFixedTerm(FillValue(i, kSeedA), FillValue(i, kSeedB)));
   return sum;
 }
 

@@ -61,9 +61,24 @@ GPUPROBE_HOST_DEVICE inline float StreamElement(StreamOp op, std::uint64_t i) {
   return 0;
 }
 
-/// The dot product of the fill over n elements, in double (the device sums per block in
-/// double and adds the blocks; both are exact enough to compare to 1e-9 relative).
-double DotExpected(std::uint64_t n);
+/// memory.dot's term for one element as an integer: the product a x b rounded once to fp32
+/// (as STREAM computes it) is a multiple of 2^-20, because each input is a multiple of 2^-10
+/// (rounding to 24 bits keeps that), and below 2^18 in magnitude; times 2^20 (exact) it is an
+/// integer below 2^38. Summed as 64-bit integers the dot product is exact whatever the order
+/// of the additions, so host and device must agree bit for bit.
+inline constexpr double kDotFixedUnit = 1.0 / 1048576.0;  // 2^-20
+GPUPROBE_HOST_DEVICE inline std::int64_t DotFixedTerm(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  const float product = __fmul_rn(a, b);  // never contracted into anything
+#else
+  const float product = a * b;
+#endif
+  return static_cast<std::int64_t>(product * 1048576.0f);
+}
+
+/// The sum of DotFixedTerm over the fill's n elements, modulo 2^64 (the device adds unsigned
+/// 64-bit integers, which wrap the same way): what one memory.dot launch adds to its result.
+std::uint64_t DotFixedExpected(std::uint64_t n);
 
 /// One iteration's work for `op` over n fp32 elements.
 Work StreamWork(StreamOp op, std::uint64_t n);

@@ -2,6 +2,7 @@
 #include "bench/gpu_kernel_math.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -63,6 +64,14 @@ TEST(GpuGeometryTest, EveryElementExactlyOnceForOddSizes) {
   }
 }
 
+TEST(GpuGeometryTest, OneFullWaveOfTheBlocksThatFit) {
+  // The timed grid-stride kernels launch what the occupancy calculator says fits per SM
+  // (KernelGeometry): with 6 resident, 6 per SM, one wave, not 8 (1.33 waves).
+  EXPECT_EQ(GridStride(1ull << 30, 1, 256, 132, 6).blocks, 132u * 6);
+  EXPECT_EQ(GridStride(1ull << 30, 4, 256, 132, 6).blocks % 132, 0u);
+  EXPECT_EQ(GridStride(1ull << 30, 1, 256, 84, 3).blocks, 84u * 3);
+}
+
 TEST(GpuGeometryTest, BlocksFillTheGpuButNeverExceedTheWork) {
   LaunchGeometry big = GridStride(1ull << 30, 4, 256, 132, 8);
   EXPECT_EQ(big.blocks, 132u * 8);
@@ -111,6 +120,55 @@ TEST(GpuMatmulTest, TnLayoutOfRowMajorBuffersIsABTransposedColumnMajor) {
       for (std::uint64_t k = 0; k < n; ++k) c += a[i * n + k] * b[k * n + j];
       EXPECT_EQ(MatmulExpectedAt(n, i * n + j, false), c);
     }
+  }
+}
+
+// --- memory.dot, summed exactly -----------------------------------------------------------
+
+TEST(GpuDotTest, EachTermIsTheFp32ProductInUnitsOfTwoToTheMinusTwenty) {
+  for (std::uint64_t i = 0; i < 200000; i += 17) {
+    const float a = FillValue(i, kSeedA), b = FillValue(i, kSeedB);
+    // The exact product (40 bits) rounded once to fp32, as STREAM's a*b is.
+    const double rounded = static_cast<double>(static_cast<float>(static_cast<double>(a) * static_cast<double>(b)));
+    const std::int64_t term = DotFixedTerm(a, b);
+    EXPECT_EQ(static_cast<double>(term) * kDotFixedUnit, rounded) << i;  // a whole number of 2^-20 units, none lost
+    EXPECT_LT(std::llabs(term), 1ll << 38) << i;
+  }
+}
+
+TEST(GpuDotTest, TheFixedPointSumIsExactInAnyOrder) {
+  // Against an exact 128-bit sum, and the kernel's order (threads striding over float4s,
+  // then a warp's shuffle tree): integer additions, so every order gives the same bits.
+  const std::uint64_t n = 100003;
+  __int128 exact = 0;
+  std::vector<std::uint64_t> terms(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    terms[i] = static_cast<std::uint64_t>(DotFixedTerm(FillValue(i, kSeedA), FillValue(i, kSeedB)));
+    exact += static_cast<std::int64_t>(terms[i]);
+  }
+  EXPECT_EQ(DotFixedExpected(n), static_cast<std::uint64_t>(exact));
+  const std::uint64_t threads = 96;
+  std::vector<std::uint64_t> per_thread(threads, 0);
+  for (std::uint64_t t = 0; t < threads; ++t) {
+    for (std::uint64_t v = t; v < n / 4; v += threads) per_thread[t] += terms[4 * v] + terms[4 * v + 1] + terms[4 * v + 2] + terms[4 * v + 3];
+    for (std::uint64_t i = n / 4 * 4 + t; i < n; i += threads) per_thread[t] += terms[i];
+  }
+  std::uint64_t kernel_order = 0;
+  for (std::uint64_t t = threads; t-- > 0;) kernel_order += per_thread[t];
+  EXPECT_EQ(kernel_order, DotFixedExpected(n));
+  // Three launches add three sums: what Verify compares after counting the launches.
+  EXPECT_EQ(DotFixedExpected(n) * 3, static_cast<std::uint64_t>(exact * 3));
+}
+
+TEST(GpuDotTest, ADroppedOrDoubledElementAlwaysChangesTheSum) {
+  // The old check allowed 1e-9 x sum |ab| (about 1.8e4 at 2^28 elements), more than a quarter
+  // of the products; exact integers leave nothing to hide in.
+  const std::uint64_t n = 4096, sum = DotFixedExpected(n);
+  for (std::uint64_t i = 0; i < n; i += 7) {
+    const std::uint64_t term = static_cast<std::uint64_t>(DotFixedTerm(FillValue(i, kSeedA), FillValue(i, kSeedB)));
+    if (term == 0) continue;  // a zero product: dropping it changes nothing, rightly
+    EXPECT_NE(sum - term, sum) << i;
+    EXPECT_NE(sum + term, sum) << i;
   }
 }
 
