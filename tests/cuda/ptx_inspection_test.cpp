@@ -212,6 +212,18 @@ TEST(PtxInspectionTest, DotSumsInIntegersNotDoubles) {
   EXPECT_GT(CountMatching(*dot, "(red|atom)\\.global\\.add\\.u64"), 0);
 }
 
+TEST(PtxInspectionTest, CollectivesAndCopiesAreComparedOnTheDevice) {
+  // Every element of every output is compared on its GPU: an error counter and the lowest
+  // wrong index, both atomics, and no output element copied anywhere.
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  auto entries = Entries(ReadFile(kInspectDir + "/ptx/collective_data_cuda.ptx"));
+  const Entry* compare = FindEntry(entries, "ComparePatternKernel");
+  ASSERT_NE(compare, nullptr) << "no compare kernel in collective_data_cuda.ptx";
+  EXPECT_GT(CountMatching(*compare, "(red|atom)\\.global\\.add\\.u64"), 0);
+  EXPECT_GT(CountMatching(*compare, "(red|atom)\\.global\\.min\\.u64"), 0);
+  EXPECT_EQ(CountMatching(*compare, "st\\.global\\."), 0);
+}
+
 TEST(PtxInspectionTest, NoKernelSpillsRegistersOnAnyArchitecture) {
   GPUPROBE_SKIP_WITHOUT_CUDA();
   static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
