@@ -141,10 +141,11 @@ TEST(GpuDotTest, EachTermIsTheFp32ProductInUnitsOfTwoToTheMinusTwenty) {
 }
 
 TEST(GpuDotTest, TheFixedPointSumIsExactInAnyOrder) {
-  // Against an exact 128-bit sum, and the kernel's order (threads striding over float4s,
-  // then a warp's shuffle tree): integer additions, so every order gives the same bits.
+  // Against an exact signed sum (each term below 2^38, so 100003 of them stay below 2^55: no
+  // wrap-around), and the kernel's order (threads striding over float4s, then a warp's shuffle
+  // tree): integer additions, so every order gives the same bits.
   const std::uint64_t n = 100003;
-  __int128 exact = 0;
+  std::int64_t exact = 0;
   std::vector<std::uint64_t> terms(n);
   for (std::uint64_t i = 0; i < n; ++i) {
     terms[i] = static_cast<std::uint64_t>(DotFixedTerm(FillValue(i, kSeedA), FillValue(i, kSeedB)));
