@@ -193,8 +193,10 @@ struct GemmNumerics {
 
 /// The units for a GEMM of these types. The accumulation unit is a bound for one addition
 /// whatever the hardware does: 2^-23 for fp32 (one unit in the last place: tensor cores add
-/// their products with truncation rather than rounding to nearest), 2^-13 for the fp8 tensor
-/// cores' fast accumulation (about 14 significant bits are kept on Hopper).
+/// their products with truncation rather than rounding to nearest; Fasi, Higham, Mikaitis and
+/// Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ Computer Science 7:e330, 2021),
+/// 2^-13 for the fp8 tensor cores' fast accumulation (about 14 significant bits kept on
+/// Hopper: DeepSeek-V3 Technical Report, arXiv:2412.19437, section 3.3.2).
 GemmNumerics GemmNumericsOf(GemmInput in, GemmAccumulate accumulate, GemmOutput out);
 
 /// The largest |computed - exact| a correct GEMM may give for one output element of k
