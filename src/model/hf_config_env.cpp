@@ -25,11 +25,9 @@ bool IsSubConfig(const std::string& key, const json& value) {
 }
 
 const json* ClassEntry(const HfDefaults& d, const std::string& cls) {
-  if (cls.empty() || !d.table.is_object()) return nullptr;
-  auto classes = d.table.find("classes");
-  if (classes == d.table.end() || !classes->is_object()) return nullptr;
-  auto it = classes->find(cls);
-  return it == classes->end() || !it->is_object() ? nullptr : &*it;
+  if (cls.empty() || !d.class_entry) return nullptr;
+  const json* entry = d.class_entry(cls);
+  return entry != nullptr && entry->is_object() ? entry : nullptr;
 }
 
 const json* Field(const json* object, const char* name) {
@@ -209,11 +207,21 @@ class Builder {
 }  // namespace
 
 std::string ConfigClassOf(const HfDefaults& d, const std::string& model_type) {
-  if (model_type.empty() || !d.table.is_object()) return {};
-  auto types = d.table.find("model_types");
-  if (types == d.table.end() || !types->is_object()) return {};
-  auto it = types->find(model_type);
-  return it != types->end() && it->is_string() ? it->get<std::string>() : std::string();
+  if (model_type.empty() || !d.model_types.is_object()) return {};
+  auto it = d.model_types.find(model_type);
+  return it != d.model_types.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+HfDefaults HfDefaults::FromTable(const json& table) {
+  HfDefaults d;
+  if (table.is_object() && table.contains("model_types")) d.model_types = table["model_types"];
+  const json* classes = table.is_object() && table.contains("classes") ? &table["classes"] : nullptr;
+  d.class_entry = [classes](const std::string& cls) -> const json* {
+    if (classes == nullptr || !classes->is_object()) return nullptr;
+    auto it = classes->find(cls);
+    return it == classes->end() ? nullptr : &*it;
+  };
+  return d;
 }
 
 ConfigEnv BuildConfigEnv(const json& root, const std::string& model_type, const HfDefaults& defaults) {

@@ -9,6 +9,7 @@
 // Thread safety: pure functions; HfDefaults is immutable after construction.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,20 @@
 
 namespace gpuprobe::model {
 
-/// The generated defaults table (hf_config_defaults.json) and the structure data's
-/// null_derivations, parsed once by their owner and shared read-only.
+/// The generated defaults (one entry per config class: tools/hf_oracle/FORMAT.md section 5)
+/// and the structure data's null_derivations. The class entries are looked up through
+/// `class_entry`, so the owner can parse each class's file only when a config needs it
+/// (data/models/hf/defaults/<Class>.json); it returns nullptr for an unknown class. Shared
+/// read-only; the lookup must be safe to call from one thread at a time.
 struct HfDefaults {
-  nlohmann::json table;              ///< hf_config_defaults.json
-  nlohmann::json null_derivations;   ///< hf_structure index: key -> expression, at every level
-  std::string transformers_version;  ///< the version the table was generated from
+  nlohmann::json model_types = nlohmann::json::object();  ///< model_type -> config class
+  std::function<const nlohmann::json*(const std::string& config_class)> class_entry;
+  nlohmann::json null_derivations = nlohmann::json::object();  ///< key -> expression, at every level
+  std::string transformers_version;  ///< the version the data was generated from
+
+  /// Defaults held in one parsed table ({"model_types": ..., "classes": ...}), for tests and
+  /// tools; `table` must outlive the result.
+  static HfDefaults FromTable(const nlohmann::json& table);
 };
 
 /// A config.json read as its values.

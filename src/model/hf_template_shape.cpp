@@ -95,16 +95,44 @@ Result<HfKnowledge> HfKnowledge::FromJson(const json& structure, const json& def
     return Status::ParseError("hf_structure: no 'models' object");
   }
   if (!defaults.is_object() || !defaults.contains("classes")) return Status::ParseError("hf_config_defaults: no 'classes'");
-  HfKnowledge k;
-  k.models = structure["models"];
-  k.defaults.table = defaults;
-  k.defaults.null_derivations = structure.value("null_derivations", json::object());
-  if (structure.contains("versions") && structure["versions"].is_object()) {
-    k.transformers_version = StringAt(structure["versions"], "transformers");
+  json index = json::object();
+  index["versions"] = structure.value("versions", json::object());
+  index["null_derivations"] = structure.value("null_derivations", json::object());
+  index["model_types"] = defaults.value("model_types", json::object());
+  index["templates"] = json::object();
+  for (const auto& [type, tpl] : structure["models"].items()) {
+    if (tpl.is_object()) index["templates"][type] = {{"class", StringAt(tpl, "class")}, {"status", StringAt(tpl, "status")}};
   }
+  const json* models = &structure["models"];
+  const json* classes = &defaults["classes"];
+  return FromIndex(
+      index,
+      [models](const std::string& type) -> const json* {
+        auto it = models->find(type);
+        return it == models->end() ? nullptr : &*it;
+      },
+      [classes](const std::string& cls) -> const json* {
+        auto it = classes->find(cls);
+        return it == classes->end() ? nullptr : &*it;
+      });
+}
+
+Result<HfKnowledge> HfKnowledge::FromIndex(const json& index, std::function<const json*(const std::string&)> template_loader,
+                                           std::function<const json*(const std::string&)> class_loader) {
+  if (!index.is_object() || !index.contains("templates") || !index["templates"].is_object() ||
+      !index.contains("model_types") || !index["model_types"].is_object()) {
+    return Status::ParseError("hf index: no 'templates' or 'model_types' object");
+  }
+  HfKnowledge k;
+  k.templates = index["templates"];
+  k.model_template = std::move(template_loader);
+  k.defaults.model_types = index["model_types"];
+  k.defaults.class_entry = std::move(class_loader);
+  k.defaults.null_derivations = index.value("null_derivations", json::object());
+  if (index.contains("versions") && index["versions"].is_object()) k.transformers_version = StringAt(index["versions"], "transformers");
   k.defaults.transformers_version = k.transformers_version;
-  for (const auto& [type, tpl] : k.models.items()) {
-    std::string cls = tpl.is_object() ? StringAt(tpl, "class") : "";
+  for (const auto& [type, entry] : k.templates.items()) {
+    std::string cls = entry.is_object() ? StringAt(entry, "class") : "";
     if (!cls.empty() && !k.class_to_type.count(cls)) k.class_to_type[cls] = type;
   }
   return k;
@@ -112,10 +140,12 @@ Result<HfKnowledge> HfKnowledge::FromJson(const json& structure, const json& def
 
 const json* FindTemplate(const HfKnowledge& knowledge, const json& root, std::string* model_type, std::string* alias_of) {
   auto usable = [&](const std::string& type) -> const json* {
-    auto it = knowledge.models.find(type);
-    if (it == knowledge.models.end() || !it->is_object()) return nullptr;
+    auto it = knowledge.templates.find(type);
+    if (it == knowledge.templates.end() || !it->is_object() || !knowledge.model_template) return nullptr;
     std::string status = StringAt(*it, "status");
-    return status == "exact" || status == "approximate" ? &*it : nullptr;
+    if (status != "exact" && status != "approximate") return nullptr;
+    const json* tpl = knowledge.model_template(type);
+    return tpl != nullptr && tpl->is_object() ? tpl : nullptr;
   };
   std::string own = StringAt(root, "model_type");
   if (const json* t = usable(own)) {

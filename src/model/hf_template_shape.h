@@ -7,6 +7,7 @@
 // Thread safety: pure functions; HfKnowledge is immutable after construction.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,19 +20,29 @@
 
 namespace gpuprobe::model {
 
-/// The knowledge generated from transformers (data/models/): parameter and cache templates
-/// per model_type, the config classes' defaults, and the version it came from.
+/// The knowledge generated from transformers (data/models/hf/): parameter and cache templates
+/// per model_type, the config classes' defaults, and the version it came from. Templates are
+/// fetched through `model_template` so the owner parses only the one a config needs.
 struct HfKnowledge {
-  nlohmann::json models;       ///< hf_structure.json's "models": model_type -> template
-  HfDefaults defaults;         ///< hf_config_defaults.json + the structure's null_derivations
+  /// model_type -> {"class": "LlamaForCausalLM", "status": "exact"}: every generated type.
+  nlohmann::json templates = nlohmann::json::object();
+  /// The template of a model_type (FORMAT.md section 4), or nullptr.
+  std::function<const nlohmann::json*(const std::string& model_type)> model_template;
+  HfDefaults defaults;         ///< class defaults + the structure's null_derivations
   std::string transformers_version;
-  /// Model class name -> model_type ("DeepseekV3ForCausalLM" -> "deepseek_v3"), from the
-  /// templates, for configs whose model_type transformers does not know (kimi_k2).
+  /// Model class name -> model_type ("DeepseekV3ForCausalLM" -> "deepseek_v3"), for configs
+  /// whose model_type transformers does not know (kimi_k2).
   std::map<std::string, std::string> class_to_type;
 
-  /// Builds the knowledge from the two parsed files. ParseError when either is not the
-  /// generated format.
+  /// Knowledge over two whole parsed files (hf_structure.json and hf_config_defaults.json as
+  /// the generator writes them), for tests and tools; both must outlive the result.
+  /// ParseError when either is not the generated format.
   static core::Result<HfKnowledge> FromJson(const nlohmann::json& structure, const nlohmann::json& defaults);
+  /// Knowledge over the split form (data/models/hf/index.json and one file per template and
+  /// per class, read through the two loaders). ParseError when the index is not the format.
+  static core::Result<HfKnowledge> FromIndex(
+      const nlohmann::json& index, std::function<const nlohmann::json*(const std::string&)> template_loader,
+      std::function<const nlohmann::json*(const std::string&)> class_loader);
 };
 
 /// The template entry for a config: its own model_type when transformers knows it, else the

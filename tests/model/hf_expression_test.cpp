@@ -104,8 +104,7 @@ TEST(HfExpression, ALayerPatternThatDoesNotFitTheConfigIsAnError) {
 // The config environment: a file's own keys win, aliases resolve both ways, missing keys take
 // the class default, and a computed default is derived from this file's keys, not copied.
 TEST(HfConfigEnv, DefaultsAliasesAndDerivations) {
-  HfDefaults d;
-  d.table = json::parse(R"({"model_types": {"toy": "ToyConfig", "toy_vision": "ToyVisionConfig"},
+  json table = json::parse(R"({"model_types": {"toy": "ToyConfig", "toy_vision": "ToyVisionConfig"},
     "classes": {
       "ToyConfig": {"signature": {"hidden_size": 64, "num_attention_heads": 4, "head_dim": null, "num_experts": 8,
                                   "tie_word_embeddings": true},
@@ -114,6 +113,7 @@ TEST(HfConfigEnv, DefaultsAliasesAndDerivations) {
                     "sub_configs": {"vision_config": "toy_vision"},
                     "derived": {"head_dim": "hidden_size // num_attention_heads", "num_local_experts": "num_experts"}},
       "ToyVisionConfig": {"signature": {"hidden_size": 32, "patch_size": 14}, "post_init": {}}}})");
+  HfDefaults d = HfDefaults::FromTable(table);
   d.null_derivations = json::parse(R"({"num_key_value_heads": "num_attention_heads"})");
   json config = json::parse(R"({"model_type": "toy", "hidden_size": 128, "num_local_experts": 16})");
   ConfigEnv env = BuildConfigEnv(config, "toy", d);
