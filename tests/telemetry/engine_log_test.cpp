@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "telemetry/capture_time.h"
 #include "telemetry/engine_log.h"
 
 namespace gpuprobe::telemetry {
@@ -80,6 +81,19 @@ TEST(EngineLog, RefusalsSayWhatTheEngineWanted) {
   ASSERT_TRUE(busy.free_bytes);
   EXPECT_NEAR(*busy.free_bytes / (1 << 30), 5.31, 1e-9);
   EXPECT_TRUE(ReadEngineLog("nothing to see\nhere\n").engine.empty());
+}
+
+// A capture's timestamp as nvidia-smi prints it, read to epoch seconds (for "captured N days ago").
+TEST(CaptureTime, NvidiaSmiTimestampsAreRead) {
+  auto t = ParseSmiTimestamp("Fri May  3 11:54:37 2024");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(*t, 1714737277);  // date -u -d '2024-05-03 11:54:37' +%s
+  EXPECT_FALSE(ParseSmiTimestamp("Thu Jan  1 00:00:00 1970").has_value()) << "before 1990 refused";
+  EXPECT_FALSE(ParseSmiTimestamp("N/A").has_value());
+  EXPECT_FALSE(ParseSmiTimestamp("Fri Foo  3 11:54:37 2024").has_value());
+  EXPECT_FALSE(ParseSmiTimestamp("Fri May  3 25:54:37 2024").has_value());
+  EXPECT_EQ(AgeInDays(*t, *t + 3 * 86400 + 5), 3);
+  EXPECT_EQ(AgeInDays(*t, *t - 100), 0);
 }
 
 }  // namespace
