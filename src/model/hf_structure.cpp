@@ -45,7 +45,7 @@ void CollectKeys(const std::string& expr, std::set<std::string>& out) {
 struct Totals {
   double params = 0, buffers = 0, routed = 0;
   std::int64_t tensors = 0;
-  std::map<std::string, double> by_role, by_tower;
+  std::map<std::string, double> by_role, by_tower, language_by_role;
 };
 
 class Counter {
@@ -112,7 +112,9 @@ class Counter {
       std::string role = Str(t, "role", "other");
       out.params += elements;
       out.by_role[role] += elements;
-      out.by_tower[Str(t, "tower", tower)] += elements;
+      std::string in_tower = Str(t, "tower", tower);
+      out.by_tower[in_tower] += elements;
+      if (in_tower == "language_model") out.language_by_role[role] += elements;
       if (role == "expert") out.routed += elements;
     }
     return Status::Ok();
@@ -133,6 +135,7 @@ void Add(StructureCount& c, const Totals& t, double times) {
   c.routed_expert_params += t.routed * times;
   for (const auto& [k, v] : t.by_role) c.params_by_role[k] += v * times;
   for (const auto& [k, v] : t.by_tower) c.params_by_tower[k] += v * times;
+  for (const auto& [k, v] : t.language_by_role) c.language_by_role[k] += v * times;
 }
 
 std::string ListKey(const json& v) {

@@ -34,6 +34,7 @@ struct StructureCount {
   std::int64_t tensors = 0;                       ///< stored tensors (parameters and buffers)
   std::map<std::string, double> params_by_tower;  ///< language_model, vision, audio, projector, other
   std::map<std::string, double> params_by_role;   ///< every role of FORMAT.md
+  std::map<std::string, double> language_by_role; ///< the same, language-model tower only
   /// MoE: routed experts per MoE layer and experts per token (0 when dense), the routed
   /// experts' parameters (all layers), and the active parameters per token.
   std::int64_t experts = 0;

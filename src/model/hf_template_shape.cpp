@@ -236,9 +236,10 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
     auto it = c.params_by_tower.find(t);
     return it == c.params_by_tower.end() ? 0.0 : it->second;
   };
+  // Roles of the language model only: a tower's embeddings and head are the tower's.
   auto role_total = [&](const char* r) {
-    auto it = c.params_by_role.find(r);
-    return it == c.params_by_role.end() ? 0.0 : it->second;
+    auto it = c.language_by_role.find(r);
+    return it == c.language_by_role.end() ? 0.0 : it->second;
   };
   double stack_norms = 0, stack_emb = 0;
   for (const StructureLayer& layer : c.stack) {
@@ -254,8 +255,6 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
   double language = c.total_params - s.vision_params - s.audio_params;
   s.embedding_params = role_total("embedding") + role_total("position") - stack_emb;
   s.lm_head_params = role_total("lm_head");
-  // Embedding and head roles inside a tower are that tower's; keep them out of the LM's.
-  s.embedding_params = std::min(s.embedding_params, language);
   s.final_norm_params = std::max(0.0, role_total("norm") - stack_norms);
   s.final_norm_params = std::min(s.final_norm_params, std::max(0.0, language - stack_params - s.embedding_params - s.lm_head_params));
   s.other_params = language - stack_params - s.embedding_params - s.lm_head_params - s.final_norm_params;
@@ -264,6 +263,7 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
     s.embedding_params += s.other_params;
     s.other_params = 0;
   }
+  s.layers_counted = true;
   s.tied_embeddings = s.lm_head_params == 0 && s.embedding_params > 0;
   s.has_lm_head = true;
 

@@ -87,7 +87,7 @@ void BuildUniformLayers(ModelShape& s) {
 ParamCount CountParameters(const ModelShape& shape) {
   ModelShape uniform;
   const ModelShape* s = &shape;
-  if (shape.layers.empty()) {
+  if (shape.layers.empty() && !shape.layers_counted) {
     uniform = shape;
     BuildUniformLayers(uniform);
     s = &uniform;
@@ -151,7 +151,7 @@ ParamCount CountParameters(const ModelShape& shape) {
 
 double KvBytesPerToken(const ModelShape& shape, double bytes_per_element, int tensor_parallel) {
   int tp = std::max(1, tensor_parallel);
-  if (shape.layers.empty()) {
+  if (shape.layers.empty() && !shape.layers_counted) {
     return 2.0 * static_cast<double>(shape.num_layers) * KvHeadsOverRanks(shape.num_kv_heads, tp) *
            static_cast<double>(shape.head_dim) * bytes_per_element;
   }
@@ -164,7 +164,7 @@ double KvCacheBytes(const ModelShape& shape, double bytes_per_element, double st
                     std::int64_t seq, std::int64_t batch, int tensor_parallel, std::int64_t block_tokens) {
   int tp = std::max(1, tensor_parallel);
   const double s = static_cast<double>(seq), b = static_cast<double>(batch);
-  if (shape.layers.empty()) return KvBytesPerToken(shape, bytes_per_element, tp) * RoundUp(s, block_tokens) * b;
+  if (shape.layers.empty() && !shape.layers_counted) return KvBytesPerToken(shape, bytes_per_element, tp) * RoundUp(s, block_tokens) * b;
   double bytes = 0;
   for (const LayerShape& l : shape.layers) {
     // Fixed per sequence: a recurrent state, and cross-attention K/V of the encoder output.

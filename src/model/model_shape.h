@@ -125,6 +125,9 @@ struct ModelShape {
 
   // --- the counted model ---
   std::vector<LayerShape> layers;        ///< one entry per layer; empty: BuildUniformLayers
+  /// The per-layer list is authoritative even when empty (a model with no decoder stack of
+  /// its own, such as a speech encoder-decoder counted whole in its towers).
+  bool layers_counted = false;
   double embedding_params = 0;           ///< token (+ positions, token types, embedding norm)
   double final_norm_params = 0;
   double lm_head_params = 0;             ///< 0 when tied; includes a head bias
