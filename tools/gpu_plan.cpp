@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "app/live_state.h"
 #include "bench/registry.h"
 #include "bench/run_estimate.h"
 #include "bench/spec_lookup.h"
-#include "summary/live_state.h"
 #include "core/units.h"
 
 namespace {
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   gpuprobe::bench::BenchSettings tour_settings;
   tour_settings.runner.max_seconds = 0.25;
   tour_settings.runner.min_seconds = std::min(tour_settings.runner.min_seconds, 0.25);
-  std::vector<PlannedCase> tour = gpuprobe::bench::PlanCases(CudaBenchmarks(registry, gpuprobe::summary::SideBySideBenchmarks()), gpu, tour_settings);
+  std::vector<PlannedCase> tour = gpuprobe::bench::PlanCases(CudaBenchmarks(registry, gpuprobe::app::SideBySideBenchmarks()), gpu, tour_settings);
 
   double total = Sum(tests) + Sum(bench) + Sum(burn) + Sum(tour) + kTourCpuAllowance + kTourStateAllowance + kInspectAllowance +
                  kTorchAllowance;

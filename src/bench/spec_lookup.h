@@ -18,7 +18,7 @@ namespace gpuprobe::bench {
 /// matches several entries.
 const model::GpuSpec* FindGpuSpec(std::string_view runtime_name);
 
-/// The embedded database itself, the one every verb reads (summary::EmbeddedSpecDatabase
+/// The embedded database itself, the one every verb reads (app::EmbeddedSpecDatabase
 /// hands out this one); a ParseError here means a broken build (tests load it).
 core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase();
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/gpu_absence.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/multi_gpu.h"
 #include "bench/multi_gpu_plan.h"
@@ -12,7 +13,6 @@
 #include "cli/multi_gpu_view.h"
 #include "core/units.h"
 #include "report/json_document.h"
-#include "summary/gpu_absence.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -45,7 +45,7 @@ MultiGpuMachine PlanMachine(const Machine& m, const std::string& kind, const rep
       out.blocked_reason = Tr(t, "collectives.plan.why_one_gpu", fmt::arg("name", m.devices[0].name));
     } else {
       core::Status why = m.query.ok() ? core::Status::NotFound("no GPU is visible") : m.query;
-      out.blocked_reason = Tr(t, summary::GpuAbsenceReasonKey(summary::GpuAbsenceId(why)), fmt::arg("detail", why.message()));
+      out.blocked_reason = Tr(t, app::GpuAbsenceReasonKey(app::GpuAbsenceId(why)), fmt::arg("detail", why.message()));
     }
     return out;
   }
@@ -150,11 +150,11 @@ core::Status MultiGpuBlocked(const std::vector<bench::CudaDeviceInfo>& devices, 
   // One GPU and no GPU are told apart: the fixes differ.
   if (devices.empty()) {
     core::Status why = query.ok() ? core::Status::NotFound("no GPU is visible") : query;
-    std::string id = summary::GpuAbsenceId(why);
+    std::string id = app::GpuAbsenceId(why);
     return core::Status::Unavailable(fmt::format("bench {} needs at least two GPUs and none can be used here: {}", kind, why.message()),
                                      fmt::format("gpuprobe bench {} --dry-run shows the plan; run it on a machine with two or more GPUs", kind))
         .WithKeys("collectives.error.no_gpu",
-                  {{"verb", kind}, {"reason_key", summary::GpuAbsenceReasonKey(id)}, {"detail", why.message()}},
+                  {{"verb", kind}, {"reason_key", app::GpuAbsenceReasonKey(id)}, {"detail", why.message()}},
                   "collectives.error.no_gpu.hint");
   }
   if (devices.size() == 1) {

@@ -8,15 +8,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/spec_data.h"
 #include "bench/bench_document.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "cli/advise_view.h"
 #include "cli/command.h"
 #include "cli/price_data.h"
-#include "core/json_input.h"
-#include "summary/spec_data.h"
 #include "core/file_io.h"
+#include "core/json_input.h"
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/cpu_spec.h"
@@ -197,7 +197,7 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   }
   auto workload = BuildWorkload(o);
   if (!workload.ok()) return workload.status();
-  auto db = summary::EmbeddedSpecDatabase();
+  auto db = app::EmbeddedSpecDatabase();
   if (!db.ok()) return db.status();
   auto prices = LoadPrices(**db, o.prices);
   if (!prices.ok()) return prices.status();

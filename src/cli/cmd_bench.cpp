@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/gpu_absence.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
@@ -24,7 +25,6 @@
 #include "report/json_document.h"
 #include "report/status_text.h"
 #include "report/table.h"
-#include "summary/gpu_absence.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -116,10 +116,10 @@ std::function<void(const bench::CaseProgress&)> ProgressPrinter(const report::Te
   };
 }
 
-// Why there is no GPU here, in the reader's language (summary/gpu_absence.h).
+// Why there is no GPU here, in the reader's language (app/gpu_absence.h).
 std::string GpuAbsenceText(const report::Texts& t, const std::string& english) {
-  std::string id = summary::GpuAbsenceId(bench::QueryCudaDevices().status());
-  return Tr(t, summary::GpuAbsenceReasonKey(id), fmt::arg("detail", english));
+  std::string id = app::GpuAbsenceId(bench::QueryCudaDevices().status());
+  return Tr(t, app::GpuAbsenceReasonKey(id), fmt::arg("detail", english));
 }
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
@@ -146,10 +146,10 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   if (o.backend == "cuda") {
     auto devices = bench::QueryCudaDevices();
     if (!devices.ok() || devices->empty()) {
-      std::string id = summary::GpuAbsenceId(devices.status());
+      std::string id = app::GpuAbsenceId(devices.status());
       return core::Status::Unavailable("no GPU to benchmark: " + devices.status().message(), devices.status().hint())
-          .WithKeys("bench.error.no_gpu", {{"reason_key", summary::GpuAbsenceReasonKey(id)}, {"detail", devices.status().message()}},
-                    summary::GpuAbsenceHintKey(id));
+          .WithKeys("bench.error.no_gpu", {{"reason_key", app::GpuAbsenceReasonKey(id)}, {"detail", devices.status().message()}},
+                    app::GpuAbsenceHintKey(id));
     }
   }
   auto selection = bench::SelectForRequest(registry, *request);

@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/spec_data.h"
 #include "cli/command.h"
 #include "cli/gpus_view.h"
 #include "cli/price_data.h"
-#include "summary/spec_data.h"
 #include "core/spelling.h"
 #include "report/json_document.h"
 
@@ -33,7 +33,7 @@ core::Result<std::vector<const model::GpuSpec*>> FindAll(const model::SpecDataba
 }
 
 core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& options) {
-  auto db_result = summary::EmbeddedSpecDatabase();
+  auto db_result = app::EmbeddedSpecDatabase();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
   const auto& t = ctx.texts;

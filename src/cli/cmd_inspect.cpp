@@ -15,14 +15,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/live_state.h"
+#include "app/spec_data.h"
 #include "cli/command.h"
 #include "cli/inspect_findings.h"
 #include "cli/inspect_interconnect.h"
 #include "cli/inspect_view.h"
-#include "summary/live_state.h"
-#include "summary/spec_data.h"
-#include "core/terminal_text.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/status_text.h"
@@ -115,7 +115,7 @@ core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text
 }
 
 const model::SpecDatabase* Specs() {
-  auto db = summary::EmbeddedSpecDatabase();
+  auto db = app::EmbeddedSpecDatabase();
   return db.ok() ? *db : nullptr;
 }
 

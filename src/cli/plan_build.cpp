@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "app/spec_data.h"
 #include "cli/price_data.h"
 #include "core/units.h"
 #include "model/hf_config.h"
 #include "model/quantity.h"
 #include "model/spec_derivation.h"
-#include "summary/spec_data.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -243,7 +243,7 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   if (!memory.ok()) return memory.status();
   report.memory = std::move(memory.value());
 
-  auto db_result = summary::EmbeddedSpecDatabase();
+  auto db_result = app::EmbeddedSpecDatabase();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
   auto prices = LoadPrices(db, o.prices);

@@ -45,7 +45,7 @@ struct CheckResult {
 CheckResult MakeResult(std::string id, CheckStatus status, std::vector<Message> evidence,
                        Message fix = {});
 
-/// What NVML said, read by the caller (summary/doctor_run.cpp) so checks stay testable.
+/// What NVML said, read by the caller (app/doctor_run.cpp) so checks stay testable.
 struct NvmlView {
   enum class Failure {
     kNone,         ///< loaded and read

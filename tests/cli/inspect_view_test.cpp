@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "app/spec_data.h"
 #include "cli/inspect_findings.h"
-#include "summary/spec_data.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
@@ -52,7 +52,7 @@ TEST(InspectView, AnUnreportedLinkIsNotShownAsGen0) {
 }
 
 TEST(InspectView, SpecEntryByPciDeviceIdThenByName) {
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = app::EmbeddedSpecDatabase().value();
   telemetry::Snapshot s;
   s.name = "NVIDIA H100 80GB HBM3";
   s.pci_device_id = 0x233010DE;

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/spec_data.h"
 #include "cli/inspect_findings.h"
 #include "cli/inspect_view.h"
-#include "summary/spec_data.h"
 #include "model/fixture.h"
 #include "report/i18n.h"
 #include "telemetry/capture_reader.h"
@@ -51,7 +51,7 @@ inline const report::Texts& TextsOf(report::Language language) {
 
 /// The findings of one state of a capture, as the expected files hold them.
 inline nlohmann::json StateDocument(const std::vector<telemetry::Snapshot>& gpus) {
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = app::EmbeddedSpecDatabase().value();
   nlohmann::json state;
   state["gpus"] = nlohmann::json::array();
   for (size_t i = 0; i < gpus.size(); ++i) {

@@ -162,7 +162,7 @@ TEST(CrossFormat, TheRtx2080SuperIsTheSameCardInEveryCaptureAndIdlesTheSame) {
   auto capture = telemetry::ReadCapture(ReadFixture("nvidia-smi/captures/windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.txt"));
   ASSERT_TRUE(capture.ok());
   idle.push_back({"-q 591.86 idle", capture->sets[0].gpus, telemetry::Assess(capture->sets[0].gpus)});
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = app::EmbeddedSpecDatabase().value();
   for (const auto& r : idle) {
     ASSERT_EQ(r.gpus.size(), 1u) << r.format;
     EXPECT_EQ(r.gpus[0].pci_bus_id, "00000000:0C:00.0") << r.format;

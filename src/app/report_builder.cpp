@@ -1,4 +1,4 @@
-#include "summary/report_builder.h"
+#include "app/report_builder.h"
 
 #include <unistd.h>
 
@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "app/report_charts.h"
+#include "app/spec_data.h"
 #include "core/version.h"
 #include "model/advisor.h"
-#include "summary/report_charts.h"
-#include "summary/spec_data.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 using report::Tr;
 
@@ -92,4 +92,4 @@ report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSu
   return r;
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

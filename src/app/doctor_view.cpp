@@ -1,11 +1,11 @@
-#include "summary/doctor_view.h"
+#include "app/doctor_view.h"
 
 #include <fmt/args.h>
 #include <fmt/format.h>
 
 #include "report/json_document.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 std::string RenderMessage(const report::Texts& texts, const doctor::Message& message) {
   const std::string& pattern = texts.Get(message.key);
@@ -72,4 +72,4 @@ std::string DoctorTextView(const doctor::DoctorReport& report, const report::Tex
   return out;
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -4,9 +4,9 @@
 #include "core/status.h"
 #include "model/spec_database.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// The embedded GPU spec database; a ParseError here means a broken build (tests load it).
 core::Result<const model::SpecDatabase*> EmbeddedSpecDatabase();
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

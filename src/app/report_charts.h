@@ -7,15 +7,15 @@
 
 #include <vector>
 
+#include "app/machine_summary.h"
+#include "app/report_sources.h"
 #include "report/html_report.h"
 #include "report/i18n.h"
-#include "summary/machine_summary.h"
-#include "summary/report_sources.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// The charts in the order the report shows them.
 std::vector<report::HtmlChart> ReportCharts(const ReportSources& sources, const MachineSummary& summary,
                                             const report::Texts& texts);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "app/report_sources.h"
 #include "model/crossover.h"
 #include "model/gpu_spec.h"
 #include "report/i18n.h"
-#include "summary/report_sources.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// One figure with where it comes from.
 struct Figure {
@@ -32,7 +32,7 @@ struct MachineSummary {
   bool gpu_measured = false;         ///< the bench run has GPU results
   std::string gpu_name;              ///< detected GPU, or the spec used for comparison
   std::string gpu_absent_reason;     ///< why there is no GPU (when !gpu_present), English
-  std::string gpu_absent_id;         ///< the same as an id (summary/gpu_absence.h); empty if unknown
+  std::string gpu_absent_id;         ///< the same as an id (app/gpu_absence.h); empty if unknown
   const model::GpuSpec* gpu_spec = nullptr;
   double gpu_memory_bytes = 0;
   std::string link_name;             ///< "PCIe Gen5 x16"
@@ -89,4 +89,4 @@ struct Problem {
 };
 std::vector<Problem> Problems(const ReportSources& sources);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/report_sources.h"
 #include "core/status.h"
 #include "model/cpu_identity.h"
 #include "report/i18n.h"
-#include "summary/report_sources.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// This machine's CPU identity from /proc/cpuinfo and /proc/meminfo (empty fields when absent).
 model::CpuIdentity ReadCpuIdentity();
@@ -40,4 +40,4 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
 /// The benchmarks of the quick side-by-side run (ids; GPU ones are included where built).
 const std::vector<std::string>& SideBySideBenchmarks();
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

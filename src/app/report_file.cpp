@@ -1,4 +1,4 @@
-#include "summary/report_file.h"
+#include "app/report_file.h"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 
 #include "core/file_io.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 bool IsGpuprobeReport(const std::string& html) {
   if (html.rfind("<!DOCTYPE html>", 0) != 0) return false;
@@ -28,4 +28,4 @@ core::Status WriteReportFile(const std::string& path, const std::string& html, b
   return core::WriteFileAtomically(path, html);
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

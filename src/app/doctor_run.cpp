@@ -1,10 +1,10 @@
-#include "summary/doctor_run.h"
+#include "app/doctor_run.h"
 
 #include "bench/cuda/cuda_device.h"
 #include "telemetry/nvml_library.h"
 #include "telemetry/nvml_source.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 namespace {
 
 doctor::NvmlView ReadNvml() {
@@ -74,4 +74,4 @@ doctor::DoctorReport RunDoctorChecks(bool smoke_test) {
   return doctor::RunChecks(env, nvml, smoke_test ? &kernels : nullptr);
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

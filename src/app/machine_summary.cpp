@@ -1,4 +1,4 @@
-#include "summary/machine_summary.h"
+#include "app/machine_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,14 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "app/gpu_absence.h"
 #include "core/units.h"
 #include "model/advisor.h"
 #include "model/spec_derivation.h"
 #include "report/case_label.h"
 #include "report/count_text.h"
-#include "summary/gpu_absence.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 namespace {
 
 using bench::BenchDocument;
@@ -420,4 +420,4 @@ std::vector<Problem> Problems(const ReportSources& src) {
   return out;
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -1,9 +1,9 @@
-#include "summary/gpu_absence.h"
+#include "app/gpu_absence.h"
 
 #include "bench/cuda/cuda_device.h"
 #include "core/dynamic_library.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 std::string GpuAbsenceId(const core::Status& query_status) {
   if (!bench::CudaBuilt()) return "not_built";
@@ -29,4 +29,4 @@ std::string GpuAbsenceIdOf(const nlohmann::json& gpu) {
 std::string GpuAbsenceReasonKey(const std::string& id) { return "gpu_absent." + id; }
 std::string GpuAbsenceHintKey(const std::string& id) { return "gpu_absent." + id + ".hint"; }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -12,7 +12,7 @@
 
 #include "core/status.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// "not_built" (this gpuprobe has no CUDA backend), "no_driver" (libcuda.so.1 cannot be
 /// loaded), "no_device" (the driver works, no GPU is visible: a NotFound status),
@@ -31,4 +31,4 @@ std::string GpuAbsenceIdOf(const nlohmann::json& gpu);
 std::string GpuAbsenceReasonKey(const std::string& id);
 std::string GpuAbsenceHintKey(const std::string& id);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

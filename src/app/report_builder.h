@@ -1,5 +1,5 @@
 // The HTML report's content: the verdict, the side-by-side table with its notes, the six
-// charts (summary/report_charts.h), the findings and the next commands, every word from the
+// charts (app/report_charts.h), the findings and the next commands, every word from the
 // texts in the reader's language.
 //
 // Thread safety: pure functions, except MakeReportHeader (reads the host name and the clock).
@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "app/machine_summary.h"
+#include "app/report_sources.h"
 #include "core/status.h"
 #include "model/gpu_spec.h"
 #include "report/html_report.h"
 #include "report/i18n.h"
-#include "summary/machine_summary.h"
-#include "summary/report_sources.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 struct ReportHeader {
   std::string title;     ///< "gpuprobe report: <host>"
@@ -33,4 +33,4 @@ report::HtmlReport BuildHtmlReport(const ReportSources& sources, const MachineSu
                                    const std::vector<std::string>& verdict, const ReportHeader& header,
                                    const report::Texts& texts);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

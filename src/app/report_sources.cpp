@@ -1,11 +1,11 @@
-#include "summary/report_sources.h"
+#include "app/report_sources.h"
 
 #include <fmt/format.h>
 
 #include "core/file_io.h"
 #include "core/json_input.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 namespace {
 
 constexpr std::uint64_t kMaxDocumentBytes = 256ull << 20;
@@ -136,7 +136,7 @@ nlohmann::json GpuFromBench(const std::optional<bench::BenchDocument>& bench) {
   nlohmann::json gpu = {{"available", measured}, {"devices", nlohmann::json::array()}};
   if (!measured) {
     gpu["reason"] = "no GPU in the saved files";
-    gpu["reason_id"] = "no_saved_gpu";  // summary/gpu_absence.h
+    gpu["reason_id"] = "no_saved_gpu";  // app/gpu_absence.h
     return gpu;
   }
   for (const auto& line : bench->gpus) {
@@ -195,4 +195,4 @@ core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& pa
   return src;
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -1,4 +1,4 @@
-#include "summary/report_charts.h"
+#include "app/report_charts.h"
 
 #include <cmath>
 
@@ -11,7 +11,7 @@
 #include "report/count_text.h"
 #include "report/svg_chart.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 namespace {
 
 using bench::BenchResult;
@@ -320,4 +320,4 @@ std::vector<report::HtmlChart> ReportCharts(const ReportSources& sources, const 
           Crossover(sources, summary.matmul_crossover, summary, true, texts)};
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// Whether `html` was written by gpuprobe's report: it starts with our doctype and carries our
 /// generator tag in its head (a page that merely quotes the tag in its body does not count).
@@ -20,4 +20,4 @@ bool IsGpuprobeReport(const std::string& html);
 /// `force`; links, FIFOs and devices are refused even with `force`.
 core::Status WriteReportFile(const std::string& path, const std::string& html, bool force);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

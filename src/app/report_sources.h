@@ -14,7 +14,7 @@
 #include "bench/bench_document.h"
 #include "core/status.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 struct ReportSources {
   std::optional<bench::BenchDocument> bench;  ///< the side-by-side run, when there was one
@@ -30,4 +30,4 @@ struct ReportSources {
 /// field) for anything else; never throws.
 core::Result<ReportSources> LoadReportSources(const std::vector<std::string>& paths);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

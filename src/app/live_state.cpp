@@ -1,19 +1,19 @@
-#include "summary/live_state.h"
+#include "app/live_state.h"
 
 #include <chrono>
 
 #include <fmt/format.h>
 
+#include "app/doctor_run.h"
+#include "app/gpu_absence.h"
+#include "app/spec_data.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "core/file_io.h"
 #include "report/case_label.h"
-#include "summary/doctor_run.h"
-#include "summary/gpu_absence.h"
-#include "summary/spec_data.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 const std::vector<std::string>& SideBySideBenchmarks() {
   // One figure per row of the side-by-side table, plus the sweep, the transfer sizes and the
@@ -58,7 +58,7 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
   if (!devices.ok()) {
     g["reason"] = devices.status().message();
     g["hint"] = devices.status().hint();
-    g["reason_id"] = GpuAbsenceId(devices.status());  // what views translate (summary/gpu_absence.h)
+    g["reason_id"] = GpuAbsenceId(devices.status());  // what views translate (app/gpu_absence.h)
   }
   g["devices"] = nlohmann::json::array();
   if (!devices.ok()) return g;
@@ -147,4 +147,4 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
   return src;
 }
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

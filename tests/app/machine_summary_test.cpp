@@ -1,6 +1,6 @@
 // The summary, verdict and report content built from recorded documents: a tour run on a
 // 2-core machine without a GPU, an nvidia-smi capture with a finding, a doctor run that failed.
-#include "summary/machine_summary.h"
+#include "app/machine_summary.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,13 +11,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "app/report_builder.h"
+#include "app/report_file.h"
+#include "app/spec_data.h"
 #include "core/file_io.h"
 #include "report/html_report.h"
-#include "summary/report_builder.h"
-#include "summary/report_file.h"
-#include "summary/spec_data.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 namespace {
 
 const std::string kDir = std::string(GPUPROBE_FIXTURES_DIR) + "/report/";
@@ -297,4 +297,4 @@ TEST(ReportBuilderTest, SixChartsEachWithALessonAndNoScript) {
 }
 
 }  // namespace
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

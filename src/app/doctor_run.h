@@ -5,13 +5,13 @@
 // Thread safety: call from one thread (it loads NVML and runs kernels).
 #pragma once
 
+#include "app/doctor_view.h"
 #include "doctor/checks.h"
-#include "summary/doctor_view.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// Doctor's checks on this machine; with `smoke_test`, a small verified kernel on each GPU
 /// (without it, the smoke_test result says it was not asked for).
 doctor::DoctorReport RunDoctorChecks(bool smoke_test);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app

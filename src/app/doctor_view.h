@@ -11,7 +11,7 @@
 #include "doctor/checks.h"
 #include "report/i18n.h"
 
-namespace gpuprobe::summary {
+namespace gpuprobe::app {
 
 /// One sentence: the text of `message.key` with its named arguments; the raw text when a
 /// translation's placeholders are broken (a unit test renders every text, so never seen).
@@ -32,4 +32,4 @@ nlohmann::json DoctorToJson(const doctor::DoctorReport& report, const report::Te
 /// The terminal view: a title, one line per check with its fix, and the verdict.
 std::string DoctorTextView(const doctor::DoctorReport& report, const report::Texts& texts);
 
-}  // namespace gpuprobe::summary
+}  // namespace gpuprobe::app
