@@ -15,8 +15,8 @@
 #include "app/live_state.h"
 #include "bench/registry.h"
 #include "bench/run_estimate.h"
-#include "bench/spec_lookup.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 
 namespace {
 
@@ -68,7 +68,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const gpuprobe::model::GpuSpec* spec = gpuprobe::bench::FindGpuSpec(gpu_name);
+  // The GPU as a user names it (partial names and aliases, as `gpuprobe gpus show` finds it).
+  const gpuprobe::model::GpuSpec* spec = nullptr;
+  if (auto db = gpuprobe::knowledge::Specs(); db.ok()) {
+    auto found = (*db)->Find(gpu_name);
+    if (found.ok()) spec = *found;
+  }
   if (spec == nullptr) {
     std::fprintf(stderr, "gpuprobe-gpu-plan: '%s' is not one GPU of the spec database\n", gpu_name.c_str());
     return 3;

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "app/report_charts.h"
-#include "app/spec_data.h"
 #include "core/version.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/advisor.h"
 
 namespace gpuprobe::app {
@@ -16,7 +16,7 @@ namespace gpuprobe::app {
 using report::Tr;
 
 core::Result<const model::GpuSpec*> ResolveGpuSpec(const ReportSources& sources, const std::string& compare_with) {
-  auto db = EmbeddedSpecDatabase();
+  auto db = knowledge::Specs();
   if (!db.ok()) return db.status();
   const nlohmann::json& gpu = sources.gpu;
   auto available = gpu.is_object() ? gpu.find("available") : gpu.end();

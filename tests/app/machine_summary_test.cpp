@@ -13,8 +13,8 @@
 
 #include "app/report_builder.h"
 #include "app/report_file.h"
-#include "app/spec_data.h"
 #include "core/file_io.h"
+#include "knowledge/embedded_knowledge.h"
 #include "report/html_report.h"
 
 namespace gpuprobe::app {
@@ -24,7 +24,7 @@ const std::string kDir = std::string(GPUPROBE_FIXTURES_DIR) + "/report/";
 
 report::Texts English() { return *report::Texts::Load(report::Language::kEn); }
 
-const model::GpuSpec* H200() { return *(*EmbeddedSpecDatabase())->Find("h200"); }
+const model::GpuSpec* H200() { return *(*knowledge::Specs())->Find("h200"); }
 
 ReportSources Tour() {
   auto src = LoadReportSources({kDir + "tour-cpu-2core.json"});

@@ -10,13 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "app/gpu_absence.h"
-#include "app/spec_data.h"
 #include "bench/cpu/cpu_context.h"
 #include "bench/registry.h"
 #include "cli/zh_leak_checker.h"
 #include "core/file_io.h"
 #include "core/json_input.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/spec_database.h"
 #include "report/case_label.h"
 #include "report/count_text.h"
@@ -128,7 +128,7 @@ std::vector<core::Status> CommonErrors(const std::string& dir) {
   out.push_back(core::ParseBytes("lots").status());
   out.push_back(core::ParseBytes("80 GX").status());
   out.push_back(core::ParseBytes("-1GB").status());
-  auto db = app::EmbeddedSpecDatabase();
+  auto db = knowledge::Specs();
   if (db.ok()) {
     out.push_back((*db)->Find("h2000").status());
     out.push_back((*db)->Find("zzzz-no-such-gpu").status());
