@@ -6,11 +6,12 @@
 
 #include "app/doctor_run.h"
 #include "app/gpu_absence.h"
-#include "app/spec_data.h"
+#include "app/inspect_state.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
 #include "core/file_io.h"
+#include "knowledge/embedded_knowledge.h"
 #include "report/case_label.h"
 
 namespace gpuprobe::app {
@@ -62,7 +63,6 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
   }
   g["devices"] = nlohmann::json::array();
   if (!devices.ok()) return g;
-  auto db = EmbeddedSpecDatabase();
   for (const auto& device : *devices) {
     nlohmann::json d;
     d["index"] = device.index;
@@ -77,11 +77,8 @@ nlohmann::json GpuIdentityJson(bool smoke_test) {
     d["memory_free_bytes"] = device.memory_free_bytes > 0 ? nlohmann::json(device.memory_free_bytes) : nlohmann::json(nullptr);
     d["l2_cache_bytes"] = device.l2_cache_bytes;
     d["pci_bus_id"] = device.pci_bus_id;
-    const model::GpuSpec* spec = nullptr;
-    if (db.ok()) {
-      auto found = (*db)->Find(device.name);
-      if (found.ok()) spec = *found;
-    }
+    // A device is named by the strict rule, not by what a user may type (model/device_match.h).
+    const model::GpuSpec* spec = knowledge::DeviceSpec(device.name);
     d["spec_database_name"] = spec ? nlohmann::json(spec->name) : nlohmann::json(nullptr);
     if (smoke_test) {
       auto smoke = bench::RunSmokeTest(device.index);
@@ -135,9 +132,9 @@ ReportSources CollectLiveSources(const LiveRunOptions& options, const report::Te
   if (progress) progress(texts.Get("live.progress.identity"));
   src.cpu = CpuIdentityJson(ReadCpuIdentity());
   src.gpu = GpuIdentityJson(options.smoke_test);
-  if (options.live_inspect) {
+  if (options.live_state) {
     if (progress) progress(texts.Get("live.progress.state"));
-    auto inspect = options.live_inspect();
+    auto inspect = LiveInspectDocument(texts);
     if (inspect.ok()) src.inspect = *inspect;
   }
   if (progress) progress(texts.Get("live.progress.doctor"));

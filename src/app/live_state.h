@@ -28,9 +28,7 @@ struct LiveRunOptions {
   bool smoke_test = true;
   bool bench = true;         ///< false: identity, state and doctor only
   double seconds_per_case = 0.25;
-  /// gpuprobe.inspect.v1 of the live GPUs, as `inspect --json` prints it (an error without a
-  /// driver); given by the caller, which owns the inspect view. Unset: no live state.
-  std::function<core::Result<nlohmann::json>()> live_inspect;
+  bool live_state = true;    ///< false: no live GPU state (app/inspect_state.h)
 };
 
 /// Runs everything above; `progress` gets one short line per step (for stderr).

@@ -39,25 +39,12 @@ bool Usable(const BenchResult& r) { return r.ok() && r.verified && std::isfinite
 
 Figure FromResult(const BenchResult& r) { return Figure{r.value, "measured", r.stats.noisy}; }
 
-/// The first verified result of `id` on `backend` whose case starts with `prefix`.
+/// The measured figure of `id` on `backend` (cases starting with `prefix`) by the bench
+/// document's one rule (BenchDocument::BestVerified): the best verified value.
 Figure Measured(const std::optional<BenchDocument>& bench, const std::string& id, const std::string& backend,
                 const std::string& prefix = "") {
-  if (!bench) return Figure{};
-  for (const BenchResult* r : bench->ResultsOf(id, backend)) {
-    if (!prefix.empty() && r->case_label.rfind(prefix, 0) != 0) continue;
-    if (Usable(*r)) return FromResult(*r);
-  }
-  return Figure{};
-}
-
-/// The highest verified value among the cases of `id` (a size sweep's plateau).
-Figure MeasuredBest(const std::optional<BenchDocument>& bench, const std::string& id, const std::string& backend) {
-  Figure best;
-  if (!bench) return best;
-  for (const BenchResult* r : bench->ResultsOf(id, backend)) {
-    if (Usable(*r) && (!best.value || r->value > *best.value)) best = FromResult(*r);
-  }
-  return best;
+  const BenchResult* r = bench ? bench->BestVerified(id, backend, prefix) : nullptr;
+  return r ? FromResult(*r) : Figure{};
 }
 
 Figure FromSpec(std::optional<double> v, const char* source = "spec") {
@@ -66,17 +53,9 @@ Figure FromSpec(std::optional<double> v, const char* source = "spec") {
 
 /// The fastest verified matmul result on `backend`, with its id.
 std::pair<Figure, std::string> BestMatmul(const std::optional<BenchDocument>& bench, const std::string& backend) {
-  Figure best;
-  std::string name;
-  if (!bench) return {best, name};
-  for (const auto& r : bench->results) {
-    if (r.group != "matmul" || r.backend != backend || !Usable(r)) continue;
-    if (!best.value || r.value > *best.value) {
-      best = FromResult(r);
-      name = r.id.substr(r.id.find('.') + 1) + " " + r.case_label;  // translated by the views
-    }
-  }
-  return {best, name};
+  const BenchResult* r = bench ? bench->BestVerified("matmul.", backend) : nullptr;
+  if (r == nullptr) return {Figure{}, ""};
+  return {FromResult(*r), r->id.substr(r->id.find('.') + 1) + " " + r->case_label};  // the name is translated by the views
 }
 
 std::string Ratio(const Figure& a, const Figure& b) {
@@ -203,7 +182,7 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   s.gpu_bandwidth = Measured(bench, "memory.triad", "cuda");
   s.gpu_fp32 = Measured(bench, "compute.fma_fp32", "cuda");
   std::tie(s.gpu_matmul, s.gpu_matmul_name) = BestMatmul(bench, "cuda");
-  s.gpu_link = MeasuredBest(bench, "transfer.h2d_pinned", "cuda");
+  s.gpu_link = Measured(bench, "transfer.h2d_pinned", "cuda");
   s.gpu_fixed = Measured(bench, "launch.round_trip", "cuda");
   s.gpu_measured = s.gpu_bandwidth.known() || s.gpu_fp32.known() || s.gpu_matmul.known();
   if (spec != nullptr) {

@@ -1,17 +1,16 @@
-#include "cli/plan_build.h"
+#include "app/plan_report.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "app/spec_data.h"
-#include "cli/price_data.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/hf_config.h"
 #include "model/quantity.h"
 #include "model/spec_derivation.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::app {
 namespace {
 
 core::Result<model::DType> DefaultDType(const model::ModelShape& shape) {
@@ -39,7 +38,9 @@ core::Status ResolveShape(const PlanOptions& o, PlanReport* report) {
     report->model_label = "--params " + o.params;
     return core::Status::Ok();
   }
-  auto source = ResolveModel(o.model_path);
+  auto catalog = knowledge::ModelCatalog();
+  if (!catalog.ok()) return catalog.status();
+  auto source = checkpoint::ResolveModel(o.model_path, **catalog);
   if (!source.ok()) return source.status();
   report->shape = std::move(source->shape);
   report->model_label = source->label;
@@ -243,10 +244,10 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   if (!memory.ok()) return memory.status();
   report.memory = std::move(memory.value());
 
-  auto db_result = app::EmbeddedSpecDatabase();
+  auto db_result = knowledge::Specs();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
-  auto prices = LoadPrices(db, o.prices);
+  auto prices = knowledge::PricesWithOverrides(o.prices);
   if (!prices.ok()) return prices.status();
   report.prices = std::make_shared<model::PriceBook>(std::move(prices.value()));
 
@@ -278,4 +279,4 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   return report;
 }
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::app

@@ -1,6 +1,7 @@
 // Where `plan --model X` finds its model: a config.json (or '-'), a checkpoint directory
 // (config.json + safetensors headers), a Hub cache snapshot, a .gguf file, a Hub id in the
-// local Hub cache, or the checked-in catalogue, in that order; "did you mean" otherwise.
+// local Hub cache, or the checked-in catalogue, in that order; "did you mean" otherwise. The
+// reading is here; the parsing is model/'s (hf_config, safetensors_header, gguf).
 //
 // Thread safety: reads files and the environment; no shared state.
 #pragma once
@@ -10,10 +11,11 @@
 #include <vector>
 
 #include "core/status.h"
+#include "model/model_catalog.h"
 #include "model/model_shape.h"
 #include "model/safetensors_header.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::checkpoint {
 
 /// What the checkpoint's own headers say, beside the recipe's count.
 struct CheckpointSummary {
@@ -35,8 +37,9 @@ struct ModelSource {
   std::optional<CheckpointSummary> checkpoint;
 };
 
-/// Resolves `model` (see above). InvalidArgument naming the path or the id (with suggestions
-/// from the catalogue) when nothing matches; the parsers' errors otherwise.
-core::Result<ModelSource> ResolveModel(const std::string& model);
+/// Resolves `model` (see above), looking ids up in `catalog` last. InvalidArgument naming the
+/// path or the id (with suggestions from the catalogue) when nothing matches; the parsers'
+/// errors otherwise.
+core::Result<ModelSource> ResolveModel(const std::string& model, const std::vector<model::CatalogEntry>& catalog);
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::checkpoint
