@@ -2,9 +2,7 @@
 // self-contained HTML file for a team: from a fresh quick run, or from saved JSON.
 #include "cli/cmd_report.h"
 
-#include <unistd.h>
 
-#include <cstdio>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -14,8 +12,8 @@
 #include "app/machine_summary.h"
 #include "app/report_builder.h"
 #include "app/report_file.h"
-#include "cli/cmd_inspect.h"
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
 
@@ -45,14 +43,11 @@ core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o)
   auto spec_check = app::ResolveGpuSpec(sources, o.gpu);
   if (!spec_check.ok()) return spec_check.status();
   if (o.from.empty()) {
-    bool terminal = isatty(STDERR_FILENO) != 0;
+    ProgressLine progress(ctx.err, ProgressLine::IsStderrTerminal());
     app::LiveRunOptions live;
     live.smoke_test = !o.skip_smoke;
-    live.live_inspect = [&ctx]() { return LiveInspectDocument(ctx.texts); };
-    sources = app::CollectLiveSources(live, ctx.texts, [&](const std::string& line) {
-      if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
-    });
-    if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+    sources = app::CollectLiveSources(live, ctx.texts, [&](const std::string& line) { progress.Show(line); });
+    progress.Clear();
   }
   auto spec = app::ResolveGpuSpec(sources, o.gpu);
   if (!spec.ok()) return spec.status();

@@ -4,10 +4,8 @@
 // next commands, and the same as an HTML report (gpuprobe-report.html) unless --no-report.
 #include "cli/cmd_tour.h"
 
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -21,8 +19,9 @@
 #include "app/report_file.h"
 #include "bench/cuda/cuda_device.h"
 #include "cli/bench_view.h"
-#include "cli/cmd_inspect.h"
 #include "cli/command.h"
+#include "cli/progress_line.h"
+#include "core/strings.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
 #include "report/html_report.h"
@@ -58,11 +57,7 @@ struct TourOptions {
   std::string gpu = "h200";
 };
 
-std::string Join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
+using core::Join;
 
 std::string VersionText(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
 
@@ -181,16 +176,13 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     return core::Status::InvalidArgument("--report needs a file name").WithKeys("tour.error.report_name", {});
   }
   model::CpuIdentity cpu = ReadCpuIdentity();
-  bool terminal = isatty(STDERR_FILENO) != 0;
+  ProgressLine progress(ctx.err, ProgressLine::IsStderrTerminal());
   LiveRunOptions live;
   live.smoke_test = !o.skip_smoke_test;
   live.bench = !o.skip_bench;
-  live.live_inspect = [&t]() { return LiveInspectDocument(t); };
   auto start = std::chrono::steady_clock::now();
-  ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) {
-    if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
-  });
-  if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+  ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) { progress.Show(line); });
+  progress.Clear();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto spec = ResolveGpuSpec(sources, o.gpu);
