@@ -1,21 +1,12 @@
 #include "app/doctor_view.h"
 
-#include <fmt/args.h>
-#include <fmt/format.h>
-
 #include "report/json_document.h"
+#include "report/status_text.h"
 
 namespace gpuprobe::app {
 
 std::string RenderMessage(const report::Texts& texts, const doctor::Message& message) {
-  const std::string& pattern = texts.Get(message.key);
-  fmt::dynamic_format_arg_store<fmt::format_context> args;
-  for (const auto& [name, value] : message.args) args.push_back(fmt::arg(name.c_str(), value));
-  try {
-    return fmt::vformat(pattern, args);
-  } catch (const fmt::format_error&) {
-    return pattern;
-  }
+  return report::FormatWithArgs(texts, message.key, message.args);
 }
 
 RenderedCheck RenderCheck(const report::Texts& texts, const doctor::CheckResult& check) {

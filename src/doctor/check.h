@@ -23,11 +23,7 @@ enum class CheckStatus { kOk, kInfo, kWarn, kFail, kSkip };
 std::string CheckStatusName(CheckStatus status);
 
 /// One sentence: a text key ("doctor.check.nouveau.owns") and its named arguments.
-struct Message {
-  std::string key;
-  std::vector<std::pair<std::string, std::string>> args;
-  bool empty() const { return key.empty(); }
-};
+using Message = core::TextRef;
 
 /// Shorthand: Msg("doctor.check.x.y", {{"version", v}}).
 Message Msg(std::string key, std::vector<std::pair<std::string, std::string>> args = {});

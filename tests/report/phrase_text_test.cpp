@@ -1,7 +1,7 @@
 // Every sentence plan, gpus and advise say comes from the text catalogue in both languages:
 // the phrases the model builds for many jobs all have their keys in en and zh, and render
 // with every placeholder filled.
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "model/hf_config.h"
 #include "model/throughput_model.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::report {
 namespace {
 
 using model::Phrase;
@@ -117,10 +117,12 @@ TEST(PhraseText, FormatsEachKindOfArgumentTheWayTheLanguageWritesIt) {
   auto en = *report::Texts::Load(report::Language::kEn);
   auto zh = *report::Texts::Load(report::Language::kZh);
   EXPECT_EQ(FormatParams(en, 7e9), "7.00 B");
-  EXPECT_EQ(FormatParams(zh, 7e9), "70 亿 (7.00 B)");  // 7B is 70 亿
-  EXPECT_EQ(FormatParams(zh, 70e9), "700 亿 (70.0 B)");
-  EXPECT_EQ(FormatParams(zh, 1.5e12), "1.5 万亿 (1.50 T)");
-  EXPECT_EQ(FormatParams(zh, 7.24e9), "72.4 亿 (7.24 B)");
+  // Chinese counts as report/count_text.h writes them everywhere: 7B is 70 亿, with the
+  // typed form beside.
+  EXPECT_EQ(FormatParams(zh, 7e9), "70 亿(7B)");
+  EXPECT_EQ(FormatParams(zh, 70e9), "700 亿(70B)");
+  EXPECT_EQ(FormatParams(zh, 1.5e12), "1.5 万亿(1.5T)");
+  EXPECT_EQ(FormatParams(zh, 7.24e9), "72.4 亿(7.24B)");
   auto arg = [](model::ArgKind kind, double v) { return model::PhraseArg{"x", kind, v, {}, nullptr}; };
   EXPECT_EQ(FormatArg(en, arg(model::ArgKind::kBytes, 24.0 * 1024 * 1024 * 1024)), "24.0 GiB");
   EXPECT_EQ(FormatArg(en, arg(model::ArgKind::kBytesPerSecond, 3.35e12)), "3.35 TB/s");
@@ -145,4 +147,4 @@ TEST(PhraseText, AGpuNamesNoteIsDataQuotedInChinese) {
 }
 
 }  // namespace
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::report

@@ -1,31 +1,15 @@
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 
 #include <cmath>
 
-#include <fmt/args.h>
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "report/count_text.h"
+#include "report/status_text.h"
 
-namespace gpuprobe::cli {
+namespace gpuprobe::report {
 namespace {
-
-// "2.00" -> "2", "0.50" -> "0.5": a factor in a formula reads better without padding.
-std::string Trimmed(std::string text) {
-  if (text.find('.') == std::string::npos) return text;
-  while (!text.empty() && text.back() == '0') text.pop_back();
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text;
-}
-
-// Chinese counts large numbers in 万 (1e4), 亿 (1e8) and 万亿 (1e12): 7B is 70 亿.
-std::string ChineseCount(double value) {
-  double magnitude = std::fabs(value);
-  if (magnitude >= 1e12) return Trimmed(core::FormatSignificant(value / 1e12)) + " 万亿";
-  if (magnitude >= 1e8) return Trimmed(core::FormatSignificant(value / 1e8)) + " 亿";
-  if (magnitude >= 1e4) return Trimmed(core::FormatSignificant(value / 1e4)) + " 万";
-  return fmt::format("{:.0f}", value);
-}
 
 std::string TokensPerSecond(double per_second) {
   if (per_second >= 1e4) return fmt::format("{:.0f}", per_second);
@@ -46,15 +30,12 @@ std::string Flop(double flop) {
 
 }  // namespace
 
-std::string FormatParams(const report::Texts& texts, double params) {
-  std::string en = core::FormatCount(params);
-  if (texts.language() == report::Language::kZh && std::fabs(params) >= 1e4) {
-    return ChineseCount(params) + " (" + en + ")";
-  }
-  return en;
+std::string FormatParams(const Texts& texts, double params) {
+  if (texts.language() == Language::kZh) return FormatCountWithShort(Language::kZh, params);
+  return core::FormatCount(params);
 }
 
-std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg) {
+std::string FormatArg(const Texts& texts, const model::PhraseArg& arg) {
   using model::ArgKind;
   switch (arg.kind) {
     case ArgKind::kText: return arg.text;
@@ -62,7 +43,7 @@ std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg) {
     case ArgKind::kInteger:
       if (arg.number < 0) return fmt::format("{:.0f}", arg.number);
       return core::FormatInteger(static_cast<std::uint64_t>(std::llround(arg.number)));
-    case ArgKind::kNumber: return Trimmed(core::FormatSignificant(arg.number));
+    case ArgKind::kNumber: return DropTrailingZeros(core::FormatSignificant(arg.number));
     case ArgKind::kBytes: return core::FormatBytesBinary(arg.number);
     case ArgKind::kBytesPerSecond: return core::FormatBytesPerSecond(arg.number);
     case ArgKind::kFlops: return core::FormatFlops(arg.number);
@@ -81,23 +62,18 @@ std::string FormatArg(const report::Texts& texts, const model::PhraseArg& arg) {
   return arg.text;
 }
 
-std::string Say(const report::Texts& texts, const model::Phrase& phrase) {
+std::string Say(const Texts& texts, const model::Phrase& phrase) {
   if (phrase.empty()) return {};
-  const std::string& pattern = texts.Get(phrase.key);
-  fmt::dynamic_format_arg_store<fmt::format_context> store;
-  for (const auto& arg : phrase.args) store.push_back(fmt::arg(arg.name.c_str(), FormatArg(texts, arg)));
-  try {
-    return fmt::vformat(pattern, store);
-  } catch (const fmt::format_error&) {
-    return pattern;
-  }
+  core::MessageArgs args;
+  for (const auto& arg : phrase.args) args.emplace_back(arg.name, FormatArg(texts, arg));
+  return FormatWithArgs(texts, phrase.key, args);
 }
 
-std::string GpuNameText(const std::string& name, const report::Texts& texts) {
+std::string GpuNameText(const std::string& name, const Texts& texts) {
   size_t open = name.find(" (");
   if (open == std::string::npos || name.empty() || name.back() != ')') return name;
-  return report::Tr(texts, "common.gpu_name_note", fmt::arg("name", name.substr(0, open)),
+  return Tr(texts, "common.gpu_name_note", fmt::arg("name", name.substr(0, open)),
             fmt::arg("note", name.substr(open + 2, name.size() - open - 3)));
 }
 
-}  // namespace gpuprobe::cli
+}  // namespace gpuprobe::report
