@@ -24,6 +24,7 @@ double LayerTokenElements(const LayerShape& layer, int tp) {
     case MixerKind::kMla:
       return static_cast<double>(layer.latent_dim) * tp;  // the latent is replicated on every rank
     case MixerKind::kSsm:
+    case MixerKind::kNone:
       return 0;
   }
   return 0;
@@ -43,6 +44,7 @@ const char* MixerKindName(MixerKind kind) {
     case MixerKind::kSlidingAttention: return "sliding_attention";
     case MixerKind::kMla: return "mla";
     case MixerKind::kSsm: return "ssm";
+    case MixerKind::kNone: return "none";
   }
   return "?";
 }
@@ -114,7 +116,9 @@ ParamCount CountParameters(const ModelShape& shape) {
   c.lm_head = Exact(s->lm_head_params);
   c.pooler = Exact(s->pooler_params);
   c.vision = Exact(s->vision_params);
-  c.total = c.embedding + c.attention + c.mlp + c.router + c.norms + c.lm_head + c.pooler + c.vision;
+  c.audio = Exact(s->audio_params);
+  c.other = Exact(s->other_params);
+  c.total = c.embedding + c.attention + c.mlp + c.router + c.norms + c.lm_head + c.pooler + c.vision + c.audio + c.other;
   c.active = c.total - c.mlp + c.mlp_active;
   c.mtp = Exact(s->mtp_params);
   c.checkpoint_total = c.total + c.mtp;
@@ -163,7 +167,9 @@ double KvCacheBytes(const ModelShape& shape, double bytes_per_element, double st
   if (shape.layers.empty()) return KvBytesPerToken(shape, bytes_per_element, tp) * RoundUp(s, block_tokens) * b;
   double bytes = 0;
   for (const LayerShape& l : shape.layers) {
-    if (l.mixer == MixerKind::kSsm) {
+    // Fixed per sequence: a recurrent state, and cross-attention K/V of the encoder output.
+    bytes += l.cross_kv_elements * bytes_per_element;
+    if (l.mixer == MixerKind::kSsm || l.mixer == MixerKind::kNone) {
       bytes += l.ssm_state_elements * state_bytes_per_element;
       continue;
     }
