@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "core/strings.h"
+
 namespace gpuprobe::doctor {
 namespace {
 
@@ -205,7 +207,7 @@ bool TerminatesSentence(std::string_view text) {
   return c == '.' || c == '!' || c == '?' || c == ')';
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+using core::StartsWith;
 
 bool IsNvrm(std::string_view message) { return StartsWith(message, "NVRM:"); }
 

@@ -4,14 +4,16 @@
 
 #include <re2/re2.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::doctor {
 namespace {
 
-std::string Trim(std::string_view text) {
-  size_t begin = text.find_first_not_of(" \t,");
-  if (begin == std::string_view::npos) return {};
-  size_t end = text.find_last_not_of(" \t");
-  return std::string(text.substr(begin, end - begin + 1));
+// A field of the Xid line: trimmed, and without the commas and blanks that separate it from
+// the last.
+std::string Field(std::string_view text) {
+  while (!text.empty() && (text.front() == ',' || text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  return core::Trim(text);
 }
 
 // "caused by" in any case, as the cheap test before the pattern that reads the number.
@@ -59,11 +61,11 @@ std::optional<XidEvent> ParseXidLine(std::string_view line) {
     event.pid.assign(pid.data(), pid.size());
   }
   if (rest.find("name=") != std::string_view::npos && RE2::PartialMatch(rest_piece, kName, &name)) {
-    std::string trimmed = Trim(std::string_view(name.data(), name.size()));
+    std::string trimmed = Field(std::string_view(name.data(), name.size()));
     if (trimmed != "<unknown>") event.process = std::move(trimmed);
   }
   if (ContainsCausedBy(rest) && RE2::PartialMatch(rest_piece, kCausedBy, &caused)) event.caused_by = std::atoi(std::string(caused.data(), caused.size()).c_str());
-  event.detail = Trim(rest);
+  event.detail = Field(rest);
   if (event.detail.size() > 300) event.detail = event.detail.substr(0, 300) + "...";
   return event;
 }

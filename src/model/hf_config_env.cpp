@@ -1,5 +1,6 @@
 #include "model/hf_config_env.h"
 
+#include "core/strings.h"
 #include "model/hf_structure.h"
 
 #include <set>
@@ -15,9 +16,7 @@ constexpr int kMaxDepth = 6;
 // A layer count beyond this is a corrupted file (config_reader.h's kMaxLayers).
 constexpr std::int64_t kMaxLayers = 100000;
 
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
+using core::EndsWith;
 
 // FORMAT.md 1.1: an object with a model_type, or under a key ending in "config", is a sub-config.
 bool IsSubConfig(const std::string& key, const json& value) {

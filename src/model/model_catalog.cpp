@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/spelling.h"
+#include "core/strings.h"
 #include "model/config_reader.h"
 
 namespace gpuprobe::model {
@@ -14,11 +15,7 @@ using core::Status;
 
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
+using core::Lower;
 
 std::string NameOf(const std::string& id) {
   auto slash = id.find('/');

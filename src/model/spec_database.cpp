@@ -8,6 +8,7 @@
 
 #include "core/input_limits.h"
 #include "core/spelling.h"
+#include "core/strings.h"
 
 namespace gpuprobe::model {
 namespace {
@@ -16,11 +17,7 @@ using core::Result;
 using core::Status;
 using nlohmann::json;
 
-std::string Lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
+using core::Lower;
 
 // Words of a name: runs of letters or digits, lower-cased ("A100 SXM4 80GB" -> a100 sxm4 80gb).
 std::vector<std::string> Words(std::string_view text) {

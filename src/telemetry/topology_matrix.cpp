@@ -5,6 +5,7 @@
 
 #include <re2/re2.h>
 
+#include "core/strings.h"
 #include "telemetry/text_cells.h"
 
 namespace gpuprobe::telemetry {
@@ -107,11 +108,7 @@ void Note(TopologyMatrix* m, std::string id, std::string device, std::string det
   m->notes.push_back({std::move(id), std::move(device), std::move(detail), line});
 }
 
-std::string Join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
+using core::Join;
 
 // The affinity cells after the link codes. With tabs, the CPU Affinity cell is the first one
 // even when empty (a Slurm job's cgroup can leave no CPU); the other columns take the next
