@@ -12,7 +12,8 @@
 // typed (hub_errors.h); every one names the URL.
 //
 // Thread safety: functions are reentrant; they use the given client (one request at a time)
-// and write the caches (hub_cache.h).
+// and write the caches (hub_cache.h). Implemented in hub_fetch.cpp (the model, the caches)
+// and shard_header_fetch.cpp (one shard's header).
 #pragma once
 
 #include <cstddef>
