@@ -1,9 +1,16 @@
-// The checked-in model catalogue: every entry plans, ids are unique, typos get suggestions.
+// The checked-in model catalogue: every entry is sourced and reads, ids are unique, typos get
+// suggestions, and names that are variants of an entry (-Instruct, -FP8, -GGUF, dates,
+// re-uploads) resolve to it and say how, while other sizes and versions never do.
+#include <chrono>
+#include <map>
+#include <regex>
 #include <set>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/embedded_data.h"
+#include "model/config_reader.h"
 #include "model/hf_config.h"
 #include "model/model_catalog.h"
 
@@ -40,6 +47,210 @@ TEST(ModelCatalog, FindsByIdOrNameIgnoringCaseAndSuggestsOnATypo) {
   auto close = SuggestCatalogIds(catalog, "Qwen/Qwen3-30B-A3");
   ASSERT_FALSE(close.empty());
   EXPECT_EQ(close.front(), "Qwen/Qwen3-30B-A3B");
+}
+
+// --- Variant rules, on a small catalogue of their own ----------------------------------------
+
+std::vector<CatalogEntry> Sample() {
+  std::vector<CatalogEntry> out;
+  for (const char* id :
+       {"Qwen/Qwen3-8B", "Qwen/Qwen3-32B", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Instruct-2507",
+        "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B-Instruct",
+        "meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Meta-Llama-3-8B", "meta-llama/Llama-2-7b-hf",
+        "mistralai/Mistral-7B-v0.1", "mistralai/Mixtral-8x7B-v0.1", "mistralai/Devstral-Small-2507",
+        "deepseek-ai/DeepSeek-R1", "google/gemma-2-9b", "google/gemma-2-2b-it", "google-bert/bert-base-uncased",
+        "openai/whisper-base", "zai-org/GLM-4.5", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"}) {
+    out.push_back({id, "https://example.invalid/", "licence", "", "{}"});
+  }
+  return out;
+}
+
+std::optional<CatalogMatch> Match(std::string_view id) {
+  static const auto kSample = Sample();
+  return MatchCatalogEntry(kSample, id);
+}
+
+std::string Resolved(std::string_view id) {
+  auto m = Match(id);
+  return m ? m->entry->id : std::string("(none)");
+}
+
+TEST(CatalogVariants, ExactIdsAndNamesAreNotVariants) {
+  auto m = Match("QWEN/qwen3-8b");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, CatalogMatchKind::kExactId);
+  EXPECT_EQ(m->Explain(), "Qwen/Qwen3-8B");
+  EXPECT_TRUE(m->warnings.empty());
+  m = Match("qwen3-32b-fp8");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, CatalogMatchKind::kName);
+  EXPECT_EQ(m->entry->id, "Qwen/Qwen3-32B-FP8");
+}
+
+TEST(CatalogVariants, QuantisedVariantNamesTheEntryAndWarnsThatTheBytesDiffer) {
+  auto m = Match("Qwen/Qwen3-8B-FP8");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, CatalogMatchKind::kVariant);
+  EXPECT_EQ(m->Explain(), "Qwen/Qwen3-8B-FP8 -> Qwen/Qwen3-8B: same architecture, weights quantised differently (FP8)");
+  EXPECT_TRUE(m->quantised);
+  ASSERT_EQ(m->warnings.size(), 1u);
+  EXPECT_NE(m->warnings[0].find("weight bytes differ"), std::string::npos);
+  EXPECT_NE(m->warnings[0].find("quantization_config"), std::string::npos);
+  for (const char* id : {"Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B-GPTQ-Int4", "Qwen/Qwen3-8B-GPTQ-Int8", "Qwen/Qwen3-8B-GGUF",
+                         "Qwen/Qwen3-8B-MLX-4bit", "Qwen/Qwen3-8B-FP8-Dynamic", "Qwen/Qwen3-8B-bnb-4bit",
+                         "Qwen/Qwen3-8B-W4A16", "Qwen/Qwen3-8B-NVFP4", "Qwen/Qwen3-8B-Q4_K_M-GGUF"}) {
+    auto v = Match(id);
+    ASSERT_TRUE(v) << id;
+    EXPECT_EQ(v->entry->id, "Qwen/Qwen3-8B") << id;
+    EXPECT_TRUE(v->quantised) << id;
+    EXPECT_FALSE(v->warnings.empty()) << id;
+  }
+}
+
+TEST(CatalogVariants, AQuantisedEntryIsUsedOnlyWhenNoPlainOneExistsAndThenWarns) {
+  // Qwen3-32B and Qwen3-32B-FP8 are both entries: an AWQ copy resolves to the plain one.
+  EXPECT_EQ(Resolved("Qwen/Qwen3-32B-AWQ"), "Qwen/Qwen3-32B");
+  EXPECT_EQ(Resolved("Qwen/Qwen3-32B-Base"), "Qwen/Qwen3-32B");
+  // Only the BF16 checkpoint is in: an FP8 copy resolves to it with both schemes named.
+  auto m = Match("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  EXPECT_TRUE(m->quantised);
+  EXPECT_NE(m->Explain().find("FP8 here, BF16 in the entry"), std::string::npos) << m->Explain();
+}
+
+TEST(CatalogVariants, TuningSuffixesShareTheArchitecture) {
+  EXPECT_EQ(Resolved("Qwen/Qwen3-8B-Base"), "Qwen/Qwen3-8B");
+  EXPECT_EQ(Resolved("Qwen/Qwen2.5-72B-Instruct"), "Qwen/Qwen2.5-72B");
+  EXPECT_EQ(Resolved("Qwen/Qwen2.5-7B"), "Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(Resolved("meta-llama/Llama-2-7b-chat-hf"), "meta-llama/Llama-2-7b-hf");
+  EXPECT_EQ(Resolved("google/gemma-2-9b-it"), "google/gemma-2-9b");
+  EXPECT_EQ(Resolved("google/gemma-2-2b"), "google/gemma-2-2b-it");
+  EXPECT_EQ(Resolved("mistralai/Mixtral-8x7B-Instruct-v0.1"), "mistralai/Mixtral-8x7B-v0.1");
+  EXPECT_EQ(Resolved("mistralai/Mistral-7B-Instruct-v0.1"), "mistralai/Mistral-7B-v0.1");
+  auto m = Match("meta-llama/Llama-3.1-70B");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->Explain(), "meta-llama/Llama-3.1-70B -> meta-llama/Llama-3.1-70B-Instruct: same architecture, another tuning "
+                          "of it (base vs Instruct)");
+  EXPECT_FALSE(m->quantised);
+  EXPECT_TRUE(m->warnings.empty());
+}
+
+TEST(CatalogVariants, ThePlainestOrClosestEntryWinsAmongSeveral) {
+  // Both Llama-3.1-8B and -Instruct share the key: the request's own tuning decides.
+  EXPECT_EQ(Resolved("meta-llama/Llama-3.1-8B-Instruct-FP8"), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(Resolved("meta-llama/Llama-3.1-8B-FP8"), "meta-llama/Llama-3.1-8B");
+  EXPECT_EQ(Resolved("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8"), "Qwen/Qwen3-30B-A3B-Instruct-2507");
+  EXPECT_EQ(Resolved("Qwen/Qwen3-30B-A3B-Base"), "Qwen/Qwen3-30B-A3B");
+}
+
+TEST(CatalogVariants, DatedReleasesResolveWithACaution) {
+  auto m = Match("Qwen/Qwen3-30B-A3B-Thinking-2507");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "Qwen/Qwen3-30B-A3B-Instruct-2507");
+  m = Match("deepseek-ai/DeepSeek-R1-0528");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "deepseek-ai/DeepSeek-R1");
+  EXPECT_TRUE(m->dated_or_reupload);
+  ASSERT_FALSE(m->warnings.empty());
+  EXPECT_NE(m->warnings.back().find("dated releases usually do"), std::string::npos);
+  EXPECT_NE(m->Explain().find("another dated release (0528 vs undated)"), std::string::npos) << m->Explain();
+  EXPECT_EQ(Resolved("mistralai/Devstral-Small-2505"), "mistralai/Devstral-Small-2507");
+}
+
+TEST(CatalogVariants, ReuploadersAndRenamedOrganisationsResolve) {
+  auto m = Match("unsloth/Llama-3.1-8B-Instruct-bnb-4bit");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_NE(m->Explain().find("re-uploaded by unsloth"), std::string::npos) << m->Explain();
+  EXPECT_TRUE(m->quantised);
+  EXPECT_EQ(Resolved("TheBloke/Llama-2-7B-Chat-GPTQ"), "meta-llama/Llama-2-7b-hf");
+  EXPECT_EQ(Resolved("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic"), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(Resolved("RedHatAI/Llama-3.1-70B-Instruct-quantized.w4a16"), "meta-llama/Llama-3.1-70B-Instruct");
+  EXPECT_EQ(Resolved("neuralmagic/Mixtral-8x7B-Instruct-v0.1-FP8"), "mistralai/Mixtral-8x7B-v0.1");
+  EXPECT_EQ(Resolved("bartowski/Qwen2.5-7B-Instruct-GGUF"), "Qwen/Qwen2.5-7B-Instruct");
+  EXPECT_EQ(Resolved("lmstudio-community/Meta-Llama-3-8B-Instruct-GGUF"), "meta-llama/Meta-Llama-3-8B");
+  EXPECT_EQ(Resolved("mlx-community/Qwen3-8B-4bit"), "Qwen/Qwen3-8B");
+  m = Match("THUDM/GLM-4.5-FP8");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "zai-org/GLM-4.5");
+  EXPECT_NE(m->Explain().find("THUDM is now zai-org"), std::string::npos) << m->Explain();
+  // Without an organisation, the name alone is compared.
+  EXPECT_EQ(Resolved("qwen3-8b-gguf"), "Qwen/Qwen3-8B");
+}
+
+TEST(CatalogVariants, NearMissesDoNotMatch) {
+  // The 70B's only entry is its Instruct tuning: that one, never the 8B.
+  EXPECT_EQ(Resolved("meta-llama/Llama-3.1-70B-FP8"), "meta-llama/Llama-3.1-70B-Instruct");
+  for (const char* id : {
+           "Qwen/Qwen3-14B",                       // another size
+           "Qwen/Qwen3-80B-A3B",                   // another size
+           "Qwen/Qwen3-30B",                       // the MoE's total without its active count
+           "Qwen/Qwen3-30B-A3",                    // a typo
+           "Qwen/Qwen3-8B-Coder",                  // another model
+           "Qwen/Qwen3-VL-8B-Instruct",            // another architecture
+           "Qwen/Qwen2-7B-Instruct",               // another version (Qwen2 is not Qwen2.5)
+           "Qwen/Qwen2.5-14B-Instruct",            // another size
+           "meta-llama/Llama-3.2-8B",              // another version
+           "meta-llama/Llama-3.1-405B-Instruct",   // another size
+           "mistralai/Mistral-7B-Instruct-v0.3",   // another version (vocabulary and rope differ)
+           "mistralai/Mixtral-8x22B-v0.1",         // another size
+           "google/gemma-2-27b-it",                // another size
+           "google/gemma-3-9b",                    // another generation
+           "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",  // a distill: another architecture
+           "deepseek-ai/DeepSeek-V3",              // another model
+           "someone/Llama-3.1-8B-Instruct",        // an organisation that is not a known re-uploader
+           "google-bert/bert-large-uncased",       // "large" is a size
+           "openai/whisper",                       // no size: never guessed
+           "FP8",                                  // nothing but a scheme
+           "",                                     // nothing
+       }) {
+    EXPECT_EQ(Resolved(id), "(none)") << id;
+  }
+  // "base" is a size where there is no parameter count: bert-base is not bert.
+  EXPECT_EQ(Resolved("google-bert/bert-uncased"), "(none)");
+  EXPECT_EQ(Resolved("google-bert/bert-base-uncased-FP16"), "google-bert/bert-base-uncased");
+}
+
+TEST(CatalogVariants, AbsurdInputsAreAnsweredQuickly) {
+  auto catalog = Catalog();
+  ASSERT_GE(catalog.size(), 40u);
+  const std::string huge(1 << 20, 'a');
+  std::string dashes;
+  for (int i = 0; i < 2000; ++i) dashes += "-Instruct";
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(MatchCatalogEntry(catalog, huge));
+  EXPECT_TRUE(SuggestCatalogIds(catalog, huge).empty());
+  EXPECT_FALSE(MatchCatalogEntry(catalog, "Qwen/Qwen3-8B" + dashes));
+  EXPECT_TRUE(SuggestCatalogIds(catalog, "Qwen/Qwen3-8B" + dashes).empty());
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_TRUE(MatchCatalogEntry(catalog, "unsloth/Qwen3-8B-Instruct-2507-GGUF"));
+    SuggestCatalogIds(catalog, "Qwen/Qwen3-8B-Instrukt");
+  }
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5.0);  // generous: a few milliseconds on any machine
+}
+
+TEST(ModelCatalogParse, RejectsMalformedEntriesNamingThem) {
+  EXPECT_FALSE(ParseModelCatalog("[]", "c.json").ok());
+  EXPECT_FALSE(ParseModelCatalog(R"({"models": [{"id": "a/b"}]})", "c.json").ok());
+  auto bad = ParseModelCatalog(R"({"models": [{"id": "a/b", "source": "s", "licence": 3, "config": {}}]})", "c.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("a/b"), std::string::npos);
+  auto good = ParseModelCatalog(
+      R"({"models": [{"id": "a/b", "source": "s", "licence": "MIT", "released": "2025-01", "config": {"x": 1}}]})", "c.json");
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ((*good)[0].licence, "MIT");
+  EXPECT_EQ((*good)[0].released, "2025-01");
+  EXPECT_EQ(nlohmann::json::parse((*good)[0].config_json), nlohmann::json::parse(R"({"x": 1})"));
+  // Python's NaN and Infinity inside a config are kept as written (ParseHfConfig reads them).
+  auto python = ParseModelCatalog(
+      R"({"description": "d", "models": [{"id": "a/b", "source": "s", "config": {"t": [0.0, Infinity], "n": NaN}}]})",
+      "c.json");
+  ASSERT_TRUE(python.ok()) << python.status().ToString();
+  EXPECT_EQ((*python)[0].config_json, R"({"t": [0.0, Infinity], "n": NaN})");
+  EXPECT_FALSE(ParseModelCatalog(R"({"models": [{"id": "a/b", "source": "s", "config": {"x": 1}})", "c.json").ok());
+  EXPECT_FALSE(ParseModelCatalog(R"({"models": [{"id": "a/b", "source": "s", "config": [1]}]})", "c.json").ok());
 }
 
 }  // namespace
