@@ -25,16 +25,141 @@ std::vector<CatalogEntry> Catalog() {
   return catalog.ok() ? *catalog : std::vector<CatalogEntry>{};
 }
 
-TEST(ModelCatalog, HoldsFortyModelsThatAllPlan) {
+// Entries the recipe reader (ParseHfConfig without the generated structure knowledge) cannot
+// count, by model_type: types it has no recipe for (encoder-decoders, MLA/MoE/hybrid layouts of
+// 2025-2026, multimodal wrappers) and three layouts of known types it does not read yet (marked).
+// The structure reader generated from transformers is meant to count them; an entry leaves this
+// list when the recipes learn its layout (the test fails if a listed entry starts to parse, so
+// the list stays exact).
+const std::set<std::string>& NeedsStructureReader() {
+  static const std::set<std::string> kIds = {
+      // bart
+      "facebook/bart-base", "facebook/bart-large",
+      // bloom
+      "bigscience/bloom", "bigscience/bloom-560m", "bigscience/bloomz-560m",
+      // chatglm (ChatGLM-1: inner_hidden_size, no ffn_hidden_size)
+      "THUDM/chatglm-6b",
+      // deepseek_ref
+      "sgl-project/DeepSeek-V4-Flash-FP8", "sgl-project/DeepSeek-V4-Pro-FP8",
+      // deepseek_v32
+      "deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2-Exp", "nvidia/DeepSeek-V3.2-NVFP4",
+      // deepseek_v4
+      "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro", "nvidia/DeepSeek-V4-Flash-NVFP4",
+      "nvidia/DeepSeek-V4-Pro-NVFP4",
+      // distilbert
+      "sentence-transformers/distiluse-base-multilingual-cased-v1",
+      // fuyu
+      "adept/fuyu-8b",
+      // gemma3 (text_config lists only the keys that differ from the class defaults)
+      "google/gemma-3-4b-it",
+      // gemma4
+      "google/gemma-4-26B-A4B", "nvidia/Gemma-4-26B-A4B-NVFP4",
+      // glm4_moe
+      "zai-org/GLM-4.5",
+      // glm_moe_dsa
+      "nvidia/GLM-5-NVFP4", "nvidia/GLM-5.1-NVFP4", "nvidia/GLM-5.2-NVFP4", "nvidia/GLM-5.3-NVFP4", "zai-org/GLM-5",
+      "zai-org/GLM-5-FP8", "zai-org/GLM-5.1", "zai-org/GLM-5.1-FP8", "zai-org/GLM-5.2", "zai-org/GLM-5.2-FP8",
+      "zai-org/GLM-5.3", "zai-org/GLM-5.3-FP8",
+      // gptj
+      "EleutherAI/gpt-j-6b",
+      // kimi_k2
+      "moonshotai/Kimi-K2-Instruct",
+      // kimi_k25
+      "moonshotai/Kimi-K2.5", "moonshotai/Kimi-K2.6",
+      // kimi_k3
+      "moonshotai/Kimi-K3",
+      // lfm2_vl
+      "LiquidAI/LFM2.5-VL-1.6B",
+      // m2m_100
+      "facebook/nllb-200-1.3B",
+      // mimo_v2_flash
+      "XiaomiMiMo/MiMo-V2-Flash",
+      // minimax_m3
+      "MiniMaxAI/MiniMax-M3",
+      // mpt
+      "mosaicml/mpt-7b-instruct",
+      // mt5
+      "google/mt5-large",
+      // nemotron-nas
+      "nvidia/Llama-3_3-Nemotron-Super-49B-v1",
+      // nemotron_h
+      "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+      "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
+      "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8",
+      "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4", "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4",
+      // minicpm3 (no model_type; MLA)
+      "openbmb/MiniCPM3-4B",
+      // opt
+      "facebook/opt-1.3b", "facebook/opt-125m",
+      // qwen2_5_omni
+      "Qwen/Qwen2.5-Omni-3B",
+      // qwen2_audio
+      "Qwen/Qwen2-Audio-7B-Instruct",
+      // qwen3 (per-tensor FP8 quantization_config without bits)
+      "Qwen/Qwen3-32B-FP8-Static-PerTensor",
+      // qwen3_5
+      "nvidia/Qwen3.6-27B-NVFP4", "Qwen/Qwen3.5-0.8B", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-9B",
+      // qwen3_5_moe
+      "nvidia/Qwen3.5-122B-A10B-NVFP4", "nvidia/Qwen3.5-397B-A17B-NVFP4", "nvidia/Qwen3.6-35B-A3B-NVFP4",
+      "Qwen/Qwen3.5-122B-A10B", "Qwen/Qwen3.5-35B-A3B", "Qwen/Qwen3.5-397B-A17B", "Qwen/Qwen3.6-35B-A3B",
+      // qwen3_next
+      "Qwen/Qwen3-Next-80B-A3B-Thinking",
+      // qwen3_vl_moe
+      "Qwen/Qwen3-VL-235B-A22B-Instruct", "Qwen/Qwen3-VL-30B-A3B-Instruct",
+      // seamless_m4t_v2
+      "facebook/seamless-m4t-v2-large",
+      // step3p7
+      "stepfun-ai/Step-3.7-Flash", "stepfun-ai/Step-3.7-Flash-FP8",
+      // t5
+      "google-t5/t5-base", "google/flan-t5-base", "google/flan-t5-large", "google/t5-v1_1-base",
+      // whisper
+      "openai/whisper-large-v3", "openai/whisper-medium",
+  };
+  return kIds;
+}
+
+// What the catalogue holds today; data/models/README.md says what is still missing.
+constexpr size_t kMinEntries = 250;
+
+TEST(ModelCatalog, HoldsSourcedEntriesWithUniqueIds) {
   auto catalog = Catalog();
-  EXPECT_GE(catalog.size(), 40u);
+  EXPECT_GE(catalog.size(), kMinEntries);
+  std::set<std::string> ids;
+  const std::regex pinned(R"(^https://(github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/|huggingface\.co/[^/]+/[^/]+/blob/[0-9a-f]{40}/).+)");
+  const std::regex month(R"(^(19|20)\d\d-(0[1-9]|1[0-2])$)");
+  const std::regex hub_id(R"(^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$)");
+  for (const auto& entry : catalog) {
+    std::string lower;
+    for (char c : entry.id) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    EXPECT_TRUE(ids.insert(lower).second) << "duplicate id (ignoring case) " << entry.id;
+    EXPECT_TRUE(std::regex_match(entry.id, hub_id)) << entry.id;
+    EXPECT_TRUE(std::regex_match(entry.source, pinned)) << entry.id << ": source not pinned to a commit: " << entry.source;
+    EXPECT_FALSE(entry.licence.empty()) << entry.id;
+    if (!entry.released.empty()) {
+      EXPECT_TRUE(std::regex_match(entry.released, month)) << entry.id << ": " << entry.released;
+    }
+    auto config = ParseConfigJson(entry.config_json, entry.id);  // as Python writes it: NaN, Infinity
+    ASSERT_TRUE(config.ok() && config->is_object()) << entry.id;
+    EXPECT_TRUE(config->contains("model_type") || config->contains("architectures")) << entry.id;
+  }
+}
+
+TEST(ModelCatalog, EveryEntryReadsWithTheRecipesOrIsListedForTheStructureReader) {
+  auto catalog = Catalog();
   std::set<std::string> ids;
   for (const auto& entry : catalog) {
-    EXPECT_TRUE(ids.insert(entry.id).second) << "duplicate " << entry.id;
-    EXPECT_EQ(entry.source.rfind("https://", 0), 0u) << entry.id;
+    ids.insert(entry.id);
     auto shape = ParseHfConfig(entry.config_json, entry.id);
+    if (NeedsStructureReader().count(entry.id) != 0) {
+      EXPECT_FALSE(shape.ok()) << entry.id << " now reads with the recipes: take it off NeedsStructureReader()";
+      continue;
+    }
     EXPECT_TRUE(shape.ok()) << entry.id << ": " << shape.status().ToString();
+    if (shape.ok()) {
+      EXPECT_GT(CountParameters(*shape).total, 0) << entry.id;
+    }
   }
+  for (const auto& id : NeedsStructureReader()) EXPECT_TRUE(ids.count(id) != 0) << "listed but not in the catalogue: " << id;
 }
 
 TEST(ModelCatalog, FindsByIdOrNameIgnoringCaseAndSuggestsOnATypo) {
@@ -47,6 +172,28 @@ TEST(ModelCatalog, FindsByIdOrNameIgnoringCaseAndSuggestsOnATypo) {
   auto close = SuggestCatalogIds(catalog, "Qwen/Qwen3-30B-A3");
   ASSERT_FALSE(close.empty());
   EXPECT_EQ(close.front(), "Qwen/Qwen3-30B-A3B");
+}
+
+TEST(ModelCatalog, CoversTheFamiliesPeopleServe) {
+  auto catalog = Catalog();
+  std::map<std::string, int> families;
+  for (const auto& entry : catalog) {
+    for (const char* family : {"Llama-2", "Llama-3", "Llama-4", "Qwen2", "Qwen3", "DeepSeek", "Mistral", "Mixtral", "gemma",
+                               "Phi", "gpt-oss", "GLM", "Kimi", "MiniMax", "falcon", "Yi", "internlm", "Baichuan", "OLMo",
+                               "granite", "Nemotron", "SmolLM", "whisper", "bert"}) {
+      std::string id = entry.id, f = family;
+      for (auto* s : {&id, &f}) {
+        for (auto& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+      if (id.find(f) != std::string::npos) ++families[family];
+    }
+  }
+  for (const char* family : {"Llama-3", "Qwen2", "Qwen3", "DeepSeek", "Mistral", "gemma", "Phi", "Nemotron"}) {
+    EXPECT_GE(families[family], 3) << family;
+  }
+  for (const char* family : {"Llama-2", "Llama-4", "Mixtral", "gpt-oss", "GLM", "Kimi", "MiniMax", "falcon", "whisper"}) {
+    EXPECT_GE(families[family], 1) << family;
+  }
 }
 
 // --- Variant rules, on a small catalogue of their own ----------------------------------------
@@ -214,7 +361,7 @@ TEST(CatalogVariants, NearMissesDoNotMatch) {
 
 TEST(CatalogVariants, AbsurdInputsAreAnsweredQuickly) {
   auto catalog = Catalog();
-  ASSERT_GE(catalog.size(), 40u);
+  ASSERT_GE(catalog.size(), kMinEntries);
   const std::string huge(1 << 20, 'a');
   std::string dashes;
   for (int i = 0; i < 2000; ++i) dashes += "-Instruct";
@@ -229,6 +376,17 @@ TEST(CatalogVariants, AbsurdInputsAreAnsweredQuickly) {
   }
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 5.0);  // generous: a few milliseconds on any machine
+}
+
+TEST(CatalogVariants, RealCatalogueResolvesTheBriefsExamples) {
+  auto catalog = Catalog();
+  auto m = MatchCatalogEntry(catalog, "Qwen/Qwen3-8B-FP8");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->Explain(), "Qwen/Qwen3-8B-FP8 -> Qwen/Qwen3-8B: same architecture, weights quantised differently (FP8)");
+  m = MatchCatalogEntry(catalog, "unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry->id, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(FindCatalogEntry(catalog, "meta-llama/Llama-3.1-8B-Instruct-70B"), nullptr);
 }
 
 TEST(ModelCatalogParse, RejectsMalformedEntriesNamingThem) {
