@@ -12,11 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "app/live_state.h"
 #include "bench/registry.h"
 #include "bench/run_estimate.h"
-#include "bench/spec_lookup.h"
-#include "summary/live_state.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 
 namespace {
 
@@ -68,7 +68,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const gpuprobe::model::GpuSpec* spec = gpuprobe::bench::FindGpuSpec(gpu_name);
+  // The GPU as a user names it (partial names and aliases, as `gpuprobe gpus show` finds it).
+  const gpuprobe::model::GpuSpec* spec = nullptr;
+  if (auto db = gpuprobe::knowledge::Specs(); db.ok()) {
+    auto found = (*db)->Find(gpu_name);
+    if (found.ok()) spec = *found;
+  }
   if (spec == nullptr) {
     std::fprintf(stderr, "gpuprobe-gpu-plan: '%s' is not one GPU of the spec database\n", gpu_name.c_str());
     return 3;
@@ -121,7 +126,7 @@ int main(int argc, char** argv) {
   gpuprobe::bench::BenchSettings tour_settings;
   tour_settings.runner.max_seconds = 0.25;
   tour_settings.runner.min_seconds = std::min(tour_settings.runner.min_seconds, 0.25);
-  std::vector<PlannedCase> tour = gpuprobe::bench::PlanCases(CudaBenchmarks(registry, gpuprobe::summary::SideBySideBenchmarks()), gpu, tour_settings);
+  std::vector<PlannedCase> tour = gpuprobe::bench::PlanCases(CudaBenchmarks(registry, gpuprobe::app::SideBySideBenchmarks()), gpu, tour_settings);
 
   double total = Sum(tests) + Sum(bench) + Sum(burn) + Sum(tour) + kTourCpuAllowance + kTourStateAllowance + kInspectAllowance +
                  kTorchAllowance;

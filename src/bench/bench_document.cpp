@@ -211,6 +211,20 @@ std::vector<const BenchResult*> BenchDocument::ResultsOf(const std::string& id, 
   return out;
 }
 
+const BenchResult* BenchDocument::BestVerified(const std::string& id, const std::string& backend,
+                                               const std::string& case_prefix) const {
+  const bool group = !id.empty() && id.back() == '.';
+  const BenchResult* best = nullptr;
+  for (const auto& r : results) {
+    if (r.backend != backend || !(group ? r.id.rfind(id, 0) == 0 : r.id == id)) continue;
+    if (!case_prefix.empty() && r.case_label.rfind(case_prefix, 0) != 0) continue;
+    if (!r.ok() || !r.verified || !std::isfinite(r.value) || r.value <= 0) continue;
+    const bool better = best == nullptr || (r.metric == Metric::kLatency ? r.value < best->value : r.value > best->value);
+    if (better) best = &r;
+  }
+  return best;
+}
+
 bool BenchDocument::HasBackend(const std::string& backend) const {
   for (const auto& r : results) {
     if (r.backend == backend && !r.skipped) return true;

@@ -36,6 +36,13 @@ struct BenchDocument {
   std::vector<const BenchResult*> ResultsOf(const std::string& id, const std::string& backend) const;
   /// Whether any result was measured on `backend` (skipped cases do not count).
   bool HasBackend(const std::string& backend) const;
+  /// The one rule for "the measured figure" every reader uses (advise, the tour, report):
+  /// among the results on `backend` whose id is `id` (or, for an `id` ending in '.', starts
+  /// with it: "matmul.") and whose case starts with `case_prefix` (empty: any case), the
+  /// verified, finite, positive one with the best value: the highest rate, the lowest latency.
+  /// nullptr when there is none.
+  const BenchResult* BestVerified(const std::string& id, const std::string& backend,
+                                  const std::string& case_prefix = "") const;
 };
 
 /// Computes a result's one-line takeaway for the JSON (views own the texts); may be empty.

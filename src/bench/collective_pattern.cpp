@@ -4,29 +4,17 @@
 
 namespace gpuprobe::bench {
 
-float PatternBase(std::uint64_t index) { return static_cast<float>(index % 251 + 1); }
-
-float PatternInput(int rank, std::uint64_t index) { return static_cast<float>(rank + 1) * PatternBase(index); }
-
-float PatternExpected(model::Collective collective, int rank, int ranks, std::uint64_t count, std::uint64_t index) {
-  // Sum over ranks q of (q + 1) = n (n + 1) / 2.
-  float rank_sum = static_cast<float>(ranks) * static_cast<float>(ranks + 1) / 2;
-  std::uint64_t c = count == 0 ? 1 : count;
-  switch (collective) {
-    case model::Collective::kAllReduce: return rank_sum * PatternBase(index);
-    case model::Collective::kReduce: return rank == 0 ? rank_sum * PatternBase(index) : 0;
-    case model::Collective::kBroadcast: return PatternInput(0, index);
-    // Block q of the output is rank q's input.
-    case model::Collective::kAllGather: return PatternInput(static_cast<int>(index / c), index % c);
-    // Rank r receives block r of the element-wise sum.
-    case model::Collective::kReduceScatter: return rank_sum * PatternBase(static_cast<std::uint64_t>(rank) * c + index);
-    // Block q of rank r's output is block r of rank q's input.
-    case model::Collective::kAllToAll:
-      return PatternInput(static_cast<int>(index / c), static_cast<std::uint64_t>(rank) * c + index % c);
-    // Rank r receives rank (r - 1)'s buffer in a ring of pairs.
-    case model::Collective::kSendRecv: return PatternInput((rank + ranks - 1) % ranks, index);
+PatternMismatches ComparePattern(const PatternCheck& check, const float* output, std::uint64_t elements) {
+  PatternMismatches m;
+  for (std::uint64_t i = 0; i < elements; ++i) {
+    if (PatternElementOk(check, i, output[i])) continue;
+    if (m.count == 0) {
+      m.first_index = i;
+      m.first_value = output[i];
+    }
+    ++m.count;
   }
-  return 0;
+  return m;
 }
 
 std::uint64_t PatternOutputElements(model::Collective collective, int ranks, std::uint64_t count) {

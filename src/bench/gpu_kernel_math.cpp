@@ -40,9 +40,9 @@ int StreamFlops(StreamOp op) {
   return 0;
 }
 
-double DotExpected(std::uint64_t n) {
-  double sum = 0;
-  for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<double>(StreamElement(StreamOp::kDot, i));
+std::uint64_t DotFixedExpected(std::uint64_t n) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<std::uint64_t>(DotFixedTerm(FillValue(i, kSeedA), FillValue(i, kSeedB)));
   return sum;
 }
 
@@ -54,7 +54,8 @@ Work StreamWork(StreamOp op, std::uint64_t n) {
   return w;
 }
 
-double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col) {
+double MatmulElement(std::uint64_t n, std::uint64_t row, std::uint64_t col, bool probe) {
+  if (probe && row == 0) return static_cast<double>(kTf32Probe) * static_cast<double>(MatmulValue(col, kSeedB));
   double sum = 0;
   for (std::uint64_t k = 0; k < n; ++k) {
     sum += static_cast<double>(MatmulValue(row * n + k, kSeedA)) * static_cast<double>(MatmulValue(k * n + col, kSeedB));
@@ -93,10 +94,87 @@ double MatmulAbtElement(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
 
 double MatmulAbtTotal(std::uint64_t n) { return ProductTotal(n, true); }
 
-double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed) {
+double MatmulExpectedAt(std::uint64_t n, std::uint64_t index, bool a_times_b_transposed, bool probe) {
   std::uint64_t row = index / n, col = index % n;
   // Column-major D: index = i + j n, so i = col and j = row.
-  return a_times_b_transposed ? MatmulAbtElement(n, col, row) : MatmulElement(n, row, col);
+  return a_times_b_transposed ? MatmulAbtElement(n, col, row) : MatmulElement(n, row, col, probe);
+}
+
+double MatmulTotalBeyondFirstRow(std::uint64_t n, bool a_times_b_transposed) {
+  // Integers below 2^53 throughout: the difference is exact.
+  double first_row = 0;
+  for (std::uint64_t index = 0; index < n; ++index) first_row += MatmulExpectedAt(n, index, a_times_b_transposed);
+  return (a_times_b_transposed ? MatmulAbtTotal(n) : MatmulTotal(n)) - first_row;
+}
+
+GemmNumerics GemmNumericsOf(GemmInput in, GemmAccumulate accumulate, GemmOutput out) {
+  GemmNumerics m;
+  m.input_unit = in == GemmInput::kTf32 ? std::ldexp(1.0, -10) : 0.0;
+  switch (accumulate) {
+    case GemmAccumulate::kFp32: m.accumulate_unit = std::ldexp(1.0, -23); break;
+    case GemmAccumulate::kFp8Fast: m.accumulate_unit = std::ldexp(1.0, -13); break;
+    case GemmAccumulate::kInt32: m.accumulate_unit = 0; break;
+  }
+  switch (out) {
+    case GemmOutput::kFp32: m.output_unit = std::ldexp(1.0, -24); break;
+    case GemmOutput::kFp16: m.output_unit = std::ldexp(1.0, -11); break;
+    case GemmOutput::kBf16: m.output_unit = std::ldexp(1.0, -8); break;
+    case GemmOutput::kInt32: m.output_unit = 0; break;
+  }
+  return m;
+}
+
+double GemmTolerance(const GemmNumerics& m, std::uint64_t k, double exact, double abs_sum) {
+  if (m.input_unit == 0 && m.accumulate_unit == 0 && m.output_unit == 0) return 0;
+  const double kd = static_cast<double>(k);
+  // (1 + u)^k - 1 without cancellation: expm1(k log1p(u)).
+  const double products = std::expm1(2 * std::log1p(m.input_unit) + kd * std::log1p(m.accumulate_unit));
+  const double reference = std::expm1(kd * std::log1p(std::ldexp(1.0, -53)));
+  return m.output_unit * std::fabs(exact) + (1 + m.output_unit) * products * abs_sum + reference * abs_sum;
+}
+
+namespace {
+
+// A's and B's elements as the GEMM reads them for output (i, j) at step k.
+double RandomA(GemmInput t, std::uint64_t n, std::uint64_t i, std::uint64_t k) {
+  return GemmRandomValue(i * n + k, kSeedA, t);
+}
+double RandomB(GemmInput t, std::uint64_t n, std::uint64_t k, std::uint64_t j, bool transposed) {
+  return GemmRandomValue(transposed ? j * n + k : k * n + j, kSeedB, t);
+}
+
+}  // namespace
+
+GemmReference GemmRandomExpectedAt(GemmInput t, std::uint64_t n, std::uint64_t index, bool a_times_b_transposed) {
+  const std::uint64_t row = index / n, col = index % n;
+  // Column-major D: index = i + j n, so i = col and j = row.
+  const std::uint64_t i = a_times_b_transposed ? col : row, j = a_times_b_transposed ? row : col;
+  GemmReference r;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const double product = RandomA(t, n, i, k) * RandomB(t, n, k, j, a_times_b_transposed);  // exact: <= 48 significant bits
+    r.value += product;
+    r.abs_sum += std::fabs(product);
+  }
+  return r;
+}
+
+std::int64_t GemmRandomInt8Total(std::uint64_t n, bool a_times_b_transposed) {
+  std::vector<std::int64_t> a_col(n, 0), b_line(n, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      a_col[k] += static_cast<std::int64_t>(RandomA(GemmInput::kInt8, n, i, k));
+      b_line[k] += static_cast<std::int64_t>(RandomB(GemmInput::kInt8, n, k, i, a_times_b_transposed));
+    }
+  }
+  std::int64_t total = 0;
+  for (std::uint64_t k = 0; k < n; ++k) total += a_col[k] * b_line[k];
+  return total;
+}
+
+double GemmOutputBound(const GemmNumerics& m, GemmInput t, std::uint64_t k) {
+  const double largest = t == GemmInput::kInt8 ? 128.0 * 128.0 : 1.0;
+  const double s = static_cast<double>(k) * largest;
+  return s + GemmTolerance(m, k, s, s);
 }
 
 Work MatmulWork(std::uint64_t n) {

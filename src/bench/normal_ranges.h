@@ -3,28 +3,18 @@
 // docs/normal-ranges.md), and a verdict: normal, low (with why it may be low) or suspicious
 // (beyond the prediction by more than noise: bench/result.h's kAbovePredictionEfficiency).
 //
-// Thread safety: safe from any thread (the table is parsed once, immutable after).
+// The table itself is owned by knowledge/ (parsed once); its entry type by model/normal_range.h.
+//
+// Thread safety: safe from any thread.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "bench/result.h"
-#include "core/status.h"
+#include "model/normal_range.h"
 
 namespace gpuprobe::bench {
 
-struct NormalRange {
-  std::vector<std::string> ids;  ///< the benchmarks it applies to
-  std::string backend;           ///< "cpu" or "cuda"
-  std::string case_label;        ///< only this case ("all threads"); empty = every case
-  double low = 0, high = 0;      ///< efficiency (measured / predicted) real systems reach
-  std::string source;            ///< where the figures come from
-  std::string low_reason;        ///< "memory" or "matmul": texts bench.normal.low_reason.<it>
-};
-
-/// Parses the table (the embedded file's text); ParseError naming the entry and field.
-core::Result<std::vector<NormalRange>> ParseNormalRanges(const std::string& json_text, const std::string& label);
+using model::NormalRange;
+using model::ParseNormalRanges;
 
 /// The range for `result` from the embedded table; nullptr when none applies.
 const NormalRange* FindNormalRange(const BenchResult& result);

@@ -67,4 +67,16 @@ core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, Bench
   return doc;
 }
 
+core::Result<BenchDocument> MeasureCpuFigures(BenchHost& host, const std::vector<std::string>& ids) {
+  BenchmarkRegistry registry;
+  RegisterCpuBenchmarks(&registry);
+  PipelineRequest request;
+  request.patterns = ids;
+  request.backend = "cpu";
+  request.clock_probe_seconds = 0.1;
+  request.settings.runner.max_seconds = 0.15;
+  request.settings.runner.min_seconds = 0.05;
+  return RunPipeline(registry, host, request);
+}
+
 }  // namespace gpuprobe::bench

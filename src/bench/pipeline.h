@@ -62,4 +62,9 @@ core::Result<std::vector<const Benchmark*>> SelectForRequest(const BenchmarkRegi
 core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, BenchHost& host, const PipelineRequest& request,
                                         const std::function<void(const CaseProgress&)>& progress = {});
 
+/// A short CPU-only run of `ids` (about a second: a 0.1 s clock probe, cases of 0.05-0.15 s)
+/// for a verb that needs the CPU's figures now (advise without saved results); read them with
+/// BenchDocument::BestVerified. RunPipeline's errors.
+core::Result<BenchDocument> MeasureCpuFigures(BenchHost& host, const std::vector<std::string>& ids);
+
 }  // namespace gpuprobe::bench

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/strings.h"
 
 namespace gpuprobe::checkpoint {
 
@@ -23,9 +24,7 @@ namespace {
 constexpr std::uint64_t kMaxHeaderBytes = 100ull << 20;  // safetensors' own limit is 100 MB
 constexpr size_t kMaxEntries = 100000;
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::EndsWith;
 
 // A regular file's size, refusing FIFOs and devices (a read could block or never end).
 Result<std::uint64_t> RegularFileSize(const std::string& path) {

@@ -4,8 +4,8 @@
 
 #include "cli/command.h"
 #include "cli/gpus_view.h"
-#include "cli/phrase_text.h"
-#include "cli/price_data.h"
+#include "report/phrase_text.h"
+#include "cli/price_json.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table.h"

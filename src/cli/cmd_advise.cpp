@@ -13,11 +13,11 @@
 #include "bench/registry.h"
 #include "cli/advise_view.h"
 #include "cli/command.h"
-#include "cli/price_data.h"
-#include "core/json_input.h"
-#include "summary/spec_data.h"
+#include "cli/price_json.h"
 #include "core/file_io.h"
+#include "core/json_input.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/advisor.h"
 #include "model/cpu_spec.h"
 #include "model/quantity.h"
@@ -118,34 +118,20 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
   return w;
 }
 
-// The best verified CPU value among the results whose id starts with `prefix` (optionally
-// of one case).
-double BestResult(const bench::BenchDocument& doc, const std::string& prefix, const std::string& case_label) {
-  double best = 0;
-  for (const auto& r : doc.results) {
-    if (r.backend != "cpu" || !r.ok() || !r.verified || r.id.rfind(prefix, 0) != 0) continue;
-    if (!case_label.empty() && r.case_label != case_label) continue;
-    best = std::max(best, r.value);
-  }
-  return best;
+// The CPU's figure by the bench document's one rule (BenchDocument::BestVerified); 0 when none.
+double CpuFigure(const bench::BenchDocument& doc, const std::string& id, const std::string& case_prefix) {
+  const bench::BenchResult* r = doc.BestVerified(id, "cpu", case_prefix);
+  return r ? r->value : 0;
 }
 
 // The CPU's streaming bandwidth and FMA rate on all cores, measured now with short cases.
 core::Result<model::CpuCapability> MeasureCpuNow(const std::string& fma_id) {
-  bench::BenchmarkRegistry registry;
-  bench::RegisterCpuBenchmarks(&registry);
-  bench::PipelineRequest request;
-  request.patterns = {"memory.triad", fma_id};
-  request.backend = "cpu";
-  request.clock_probe_seconds = 0.1;
-  request.settings.runner.max_seconds = 0.15;
-  request.settings.runner.min_seconds = 0.05;
   std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
-  auto doc = bench::RunPipeline(registry, *host, request);
+  auto doc = bench::MeasureCpuFigures(*host, {"memory.triad", fma_id});
   if (!doc.ok()) return doc.status();
   model::CpuCapability cpu;
-  cpu.bandwidth = BestResult(*doc, "memory.triad", "all threads");
-  cpu.flops = BestResult(*doc, fma_id, "all cores");
+  cpu.bandwidth = CpuFigure(*doc, "memory.triad", "all threads");
+  cpu.flops = CpuFigure(*doc, fma_id, "all cores");
   cpu.basis = model::Say("advise.cpu_basis.now").Rate("triad", cpu.bandwidth).Flops("fma", cpu.flops);
   return cpu;
 }
@@ -159,10 +145,10 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
     if (!json.ok()) return json.status();
     auto doc = bench::BenchDocumentFromJson(*json, o.cpu_results);
     if (!doc.ok()) return doc.status();
-    cpu.bandwidth = BestResult(*doc, "memory.triad", "all threads");
+    cpu.bandwidth = CpuFigure(*doc, "memory.triad", "all threads");
     bool gemm_like = w.flops_growth > w.bytes_growth;
-    cpu.flops = gemm_like ? BestResult(*doc, "matmul.", "") : 0;
-    if (cpu.flops <= 0) cpu.flops = BestResult(*doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
+    cpu.flops = gemm_like ? CpuFigure(*doc, "matmul.", "") : 0;
+    if (cpu.flops <= 0) cpu.flops = CpuFigure(*doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
     if (cpu.bandwidth <= 0 || cpu.flops <= 0) {
       return core::Status::InvalidArgument(fmt::format(
           "{}: needs verified memory.triad (all threads) and compute.fma_fp32 (all cores) results", o.cpu_results),
@@ -197,9 +183,9 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   }
   auto workload = BuildWorkload(o);
   if (!workload.ok()) return workload.status();
-  auto db = summary::EmbeddedSpecDatabase();
+  auto db = knowledge::Specs();
   if (!db.ok()) return db.status();
-  auto prices = LoadPrices(**db, o.prices);
+  auto prices = knowledge::PricesWithOverrides(o.prices);
   if (!prices.ok()) return prices.status();
   auto cpu = CpuFigures(o, *workload);
   if (!cpu.ok()) return cpu.status();

@@ -2,15 +2,14 @@
 // and the GPU in one run, each beside the model's prediction.
 #include "cli/cmd_bench.h"
 
-#include <unistd.h>
 
-#include <cstdio>
 #include <iostream>
 #include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/gpu_absence.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
@@ -18,13 +17,13 @@
 #include "cli/bench_multi_gpu.h"
 #include "cli/bench_view.h"
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "core/units.h"
 #include "history/history_store.h"
 #include "report/case_label.h"
 #include "report/json_document.h"
 #include "report/status_text.h"
 #include "report/table.h"
-#include "summary/gpu_absence.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -97,39 +96,34 @@ core::Result<bench::PipelineRequest> RequestFrom(const BenchOptions& o) {
   return request;
 }
 
-std::function<void(const bench::CaseProgress&)> ProgressPrinter(const report::Texts& t) {
-  bool terminal = isatty(STDERR_FILENO) != 0;
-  return [terminal, &t](const bench::CaseProgress& p) {
+// A bar redrawn in place on a terminal; one line per case on a pipe or in a log.
+std::function<void(const bench::CaseProgress&)> ProgressPrinter(ProgressLine& progress, const report::Texts& t) {
+  return [&progress, &t](const bench::CaseProgress& p) {
     std::string label = report::CaseLabelText(p.case_label, t);
-    if (terminal) {
-      int width = 30;
-      int filled = p.total > 0 ? p.index * width / p.total : 0;
-      std::fprintf(stderr, "\r[%s%s] %d/%d %-40.40s", std::string(static_cast<size_t>(filled), '#').c_str(),
-                   std::string(static_cast<size_t>(width - filled), ' ').c_str(), p.index, p.total,
-                   (p.id + " " + p.backend + " " + label).c_str());
+    if (ProgressLine::IsStderrTerminal()) {
+      progress.Show(ProgressBar(p.index, p.total, p.id + " " + p.backend + " " + label));
     } else {
-      std::string line = Tr(t, "live.progress.bench", fmt::arg("index", p.index), fmt::arg("total", p.total), fmt::arg("id", p.id),
-                            fmt::arg("backend", p.backend), fmt::arg("case", label));
-      std::fprintf(stderr, "%s\n", line.c_str());
+      progress.Log(Tr(t, "live.progress.bench", fmt::arg("index", p.index), fmt::arg("total", p.total), fmt::arg("id", p.id),
+                      fmt::arg("backend", p.backend), fmt::arg("case", label)));
     }
-    std::fflush(stderr);
   };
 }
 
-// Why there is no GPU here, in the reader's language (summary/gpu_absence.h).
+// Why there is no GPU here, in the reader's language (app/gpu_absence.h).
 std::string GpuAbsenceText(const report::Texts& t, const std::string& english) {
-  std::string id = summary::GpuAbsenceId(bench::QueryCudaDevices().status());
-  return Tr(t, summary::GpuAbsenceReasonKey(id), fmt::arg("detail", english));
+  std::string id = app::GpuAbsenceId(bench::QueryCudaDevices().status());
+  return Tr(t, app::GpuAbsenceReasonKey(id), fmt::arg("detail", english));
 }
 
 core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   // `bench collectives` and `bench p2p` measure several GPUs together: their own path.
-  if (!o.patterns.empty() && IsMultiGpuBenchmark(o.patterns.front())) {
-    MultiGpuOptions multi;
+  if (!o.patterns.empty() && bench::IsMultiGpuBenchmark(o.patterns.front())) {
+    bench::MultiGpuRequest multi;
     multi.kind = o.patterns.front();
     multi.names.assign(o.patterns.begin() + 1, o.patterns.end());
     multi.dry_run = o.dry_run;
-    return RunMultiGpuBench(ctx, multi);
+    auto host = bench::MachineMultiGpuHost();
+    return RunMultiGpuBench(ctx, *host, multi);
   }
   if (o.dry_run) {
     return FlagError("--dry-run goes with 'bench collectives' or 'bench p2p' (the plan of the whole run: scripts/gpu-check --dry-run)",
@@ -146,10 +140,10 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   if (o.backend == "cuda") {
     auto devices = bench::QueryCudaDevices();
     if (!devices.ok() || devices->empty()) {
-      std::string id = summary::GpuAbsenceId(devices.status());
+      std::string id = app::GpuAbsenceId(devices.status());
       return core::Status::Unavailable("no GPU to benchmark: " + devices.status().message(), devices.status().hint())
-          .WithKeys("bench.error.no_gpu", {{"reason_key", summary::GpuAbsenceReasonKey(id)}, {"detail", devices.status().message()}},
-                    summary::GpuAbsenceHintKey(id));
+          .WithKeys("bench.error.no_gpu", {{"reason_key", app::GpuAbsenceReasonKey(id)}, {"detail", devices.status().message()}},
+                    app::GpuAbsenceHintKey(id));
     }
   }
   auto selection = bench::SelectForRequest(registry, *request);
@@ -163,8 +157,9 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   }
 
   std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
-  auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter(ctx.texts));
-  if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%80s\r", "");
+  ProgressLine progress(ctx.err, ProgressLine::IsStderrTerminal());
+  auto report = bench::RunPipeline(registry, *host, *request, ProgressPrinter(progress, ctx.texts));
+  progress.Clear();
   if (!report.ok()) return report.status();
   // A selection that cannot run here (GPU benchmarks on a machine without a GPU) is exit 3
   // with what is missing, not "0 of 0 verified" and exit 0.

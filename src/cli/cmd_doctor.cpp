@@ -5,10 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/doctor_run.h"
 #include "cli/command.h"
 #include "doctor/checks.h"
 #include "report/json_document.h"
-#include "summary/doctor_run.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -19,12 +19,12 @@ struct DoctorOptions {
 };
 
 core::Result<core::ExitCode> RunDoctor(VerbContext& ctx, const DoctorOptions& o) {
-  doctor::DoctorReport report = summary::RunDoctorChecks(!o.skip_smoke);
+  doctor::DoctorReport report = app::RunDoctorChecks(!o.skip_smoke);
   doctor::CheckStatus worst = doctor::WorstStatus(report.checks);
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(summary::DoctorToJson(report, ctx.texts));
+    ctx.out << report::RenderJson(app::DoctorToJson(report, ctx.texts));
   } else {
-    ctx.out << summary::DoctorTextView(report, ctx.texts);
+    ctx.out << app::DoctorTextView(report, ctx.texts);
   }
   return worst == doctor::CheckStatus::kFail || worst == doctor::CheckStatus::kWarn
              ? core::ExitCode::kProblemsFound

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <re2/re2.h>
 
-#include "bench/spec_lookup.h"
+#include "knowledge/embedded_knowledge.h"
 #include "cli/command.h"
 #include "cli/explain_view.h"
 #include "core/file_io.h"
@@ -74,7 +74,7 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     }
     return core::ExitCode::kOk;
   }
-  auto specs = bench::EmbeddedSpecDatabase();
+  auto specs = knowledge::Specs();
   if (!specs.ok()) return specs.status();
   const model::GpuSpec* user_gpu = nullptr;
   if (!o.gpu.empty()) {

@@ -6,9 +6,9 @@
 
 #include "cli/command.h"
 #include "cli/gpus_view.h"
-#include "cli/price_data.h"
-#include "summary/spec_data.h"
+#include "cli/price_json.h"
 #include "core/spelling.h"
+#include "knowledge/embedded_knowledge.h"
 #include "report/json_document.h"
 
 namespace gpuprobe::cli {
@@ -33,7 +33,7 @@ core::Result<std::vector<const model::GpuSpec*>> FindAll(const model::SpecDataba
 }
 
 core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& options) {
-  auto db_result = summary::EmbeddedSpecDatabase();
+  auto db_result = knowledge::Specs();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
   const auto& t = ctx.texts;
@@ -44,7 +44,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     }
     auto rule = model::FindTaskRule(options.task);
     if (!rule.ok()) return rule.status();
-    auto prices = LoadPrices(db, options.prices);
+    auto prices = knowledge::PricesWithOverrides(options.prices);
     if (!prices.ok()) return prices.status();
     auto result = model::SelectGpus(db, *rule, &*prices);
     if (!result.ok()) return result.status();

@@ -1,13 +1,14 @@
 // `gpuprobe inspect`: every GPU's state with one-line meanings, and the findings. Live through
 // NVML, or from a saved capture (--from). --watch redraws like `watch -n 1 nvidia-smi`. The
-// views are in inspect_view.cpp (a GPU) and inspect_findings.cpp (the findings).
+// reading and the document are app/inspect_state.h's; the views are inspect_view.cpp (a GPU)
+// and report/finding_view.h (the findings).
 #include "cli/cmd_inspect.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <deque>
 #include <optional>
 #include <thread>
@@ -15,31 +16,23 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/inspect_state.h"
 #include "cli/command.h"
-#include "cli/inspect_findings.h"
 #include "cli/inspect_interconnect.h"
 #include "cli/inspect_view.h"
-#include "summary/live_state.h"
-#include "summary/spec_data.h"
-#include "core/terminal_text.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "core/units.h"
+#include "report/finding_view.h"
 #include "report/json_document.h"
 #include "report/status_text.h"
-#include "telemetry/capture_reader.h"
 #include "telemetry/findings.h"
-#include "telemetry/nvml_library.h"
-#include "telemetry/nvml_source.h"
 #include "telemetry/smi_csv.h"
-#include "telemetry/snapshot_json.h"
 
 namespace gpuprobe::cli {
 namespace {
 
 using telemetry::Snapshot;
-
-
-constexpr std::uint64_t kMaxCaptureBytes = 64ull << 20;
 
 struct InspectOptions {
   std::string from, query_gpu, format = "csv";
@@ -50,20 +43,8 @@ struct InspectOptions {
   bool topology = false;  ///< --topology: the live topology through NVML
 };
 
-struct Reading {
-  std::string source_label;  ///< English, for the JSON
-  std::string from;          ///< the --from path, "-" for standard input; empty for NVML
-  telemetry::CaptureFormat format = telemetry::CaptureFormat::kUnknown;
-  std::vector<telemetry::CaptureSet> sets;
-  std::vector<std::string> warnings;  ///< each already prefixed with the file (or NVML)
-  std::vector<core::TextRef> warning_texts;  ///< the same as text keys (an empty one: show the English)
-  std::string warning_prefix;                ///< the file the warnings are about; empty for NVML
-};
-
-std::string SourceLabel(const InspectOptions& o) { return o.from == "-" ? "standard input" : o.from; }
-
 // Where the state came from, in the reader's words: the file and its format, or NVML.
-std::string SourceText(const Reading& r, const report::Texts& t) {
+std::string SourceText(const app::GpuReading& r, const report::Texts& t) {
   if (r.from.empty()) return r.source_label;
   std::string format;
   switch (r.format) {
@@ -77,61 +58,6 @@ std::string SourceText(const Reading& r, const report::Texts& t) {
   }
   return Tr(t, "inspect.source.file", fmt::arg("file", r.from == "-" ? t.Get("inspect.source.stdin") : r.from),
             fmt::arg("format", t.Get("inspect.format." + format)));
-}
-
-// `text` is the --from file already read (standard input can be read only once).
-core::Result<Reading> ReadState(const InspectOptions& o, const std::string* text = nullptr) {
-  Reading reading;
-  if (!o.from.empty()) {
-    std::string label = SourceLabel(o);
-    core::Result<std::string> read = text ? core::Result<std::string>(*text) : core::ReadTextFile(o.from, kMaxCaptureBytes);
-    if (!read.ok()) return read.status();
-    auto capture = telemetry::ReadCapture(*read);
-    if (!capture.ok()) return capture.status().WithContext(label);
-    reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
-    reading.from = o.from;
-    reading.format = capture->format;
-    reading.sets = std::move(capture->sets);
-    for (const auto& w : capture->warnings) reading.warnings.push_back(label + ": " + w);
-    reading.warning_texts = capture->warning_texts;
-    reading.warning_prefix = o.from;
-    return reading;
-  }
-  auto nvml = telemetry::NvmlLibrary::Load();
-  if (!nvml.ok()) return nvml.status();
-  GPUPROBE_RETURN_IF_ERROR((*nvml)->Init());
-  telemetry::smi::Diagnostics diagnostics;
-  auto gpus = telemetry::ReadNvmlSnapshots(**nvml, &diagnostics);
-  if (!gpus.ok()) return gpus.status();
-  if (gpus->empty()) {
-    return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container")
-        .WithKeys("error.inspect.nvml_no_gpu", {}, "error.inspect.nvml_no_gpu.hint");
-  }
-  reading.source_label = "NVML (" + (*nvml)->loaded_from() + ")";
-  reading.sets.push_back({"", std::move(gpus.value())});
-  for (const auto& w : diagnostics.Messages()) reading.warnings.push_back(w);
-  reading.warning_texts = diagnostics.Texts();
-  return reading;
-}
-
-const model::SpecDatabase* Specs() {
-  auto db = summary::EmbeddedSpecDatabase();
-  return db.ok() ? *db : nullptr;
-}
-
-SpecMatch MatchOf(const Snapshot& g) {
-  const model::SpecDatabase* db = Specs();
-  return db ? MatchSpec(g, *db) : SpecMatch{};
-}
-
-nlohmann::json GpusJson(const std::vector<Snapshot>& gpus) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& g : gpus) {
-    nlohmann::json j = telemetry::SnapshotToJson(g);
-    j["spec"] = SpecMatchJson(MatchOf(g));
-    out.push_back(std::move(j));
-  }
-  return out;
 }
 
 // Invalid UTF-8 never reaches here (parsers replace it), but a dump must not throw whatever
@@ -151,7 +77,7 @@ std::string Sparkline(const std::deque<double>& values, double max) {
 }
 
 // Each warning in the reader's language where it has a text key, else as written.
-void PrintWarnings(VerbContext& ctx, const Reading& reading) {
+void PrintWarnings(VerbContext& ctx, const app::GpuReading& reading) {
   for (size_t i = 0; i < reading.warnings.size(); ++i) {
     bool keyed = i < reading.warning_texts.size() && !reading.warning_texts[i].empty();
     std::string text = keyed ? report::FormatWithArgs(ctx.texts, reading.warning_texts[i].key, reading.warning_texts[i].args) : reading.warnings[i];
@@ -175,7 +101,7 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
   core::ExitCode worst = core::ExitCode::kOk;
   int width = TerminalWidth();
   for (int sample = 0; o.count == 0 || sample < o.count; ++sample) {
-    auto reading = ReadState(o);
+    auto reading = app::ReadGpuState(o.from);
     if (!reading.ok()) return reading.status();  // a GPU that vanished mid-run ends the watch with its reason
     if (sample == 0) PrintWarnings(ctx, *reading);
     const auto& gpus = reading->sets.front().gpus;
@@ -186,9 +112,9 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
       doc["sample"] = sample;
       doc["source"] = reading->source_label;
       doc["warnings"] = reading->warnings;
-      doc["gpus"] = GpusJson(gpus);
-      doc["findings"] = FindingsJson(assessment.findings, ctx.texts);
-      doc["not_judged"] = NotJudgedJson(assessment.not_judged);
+      doc["gpus"] = app::GpusJson(gpus);
+      doc["findings"] = report::FindingsJson(assessment.findings, ctx.texts);
+      doc["not_judged"] = report::NotJudgedJson(assessment.not_judged);
       ctx.out << Dump(doc) << "\n";  // one document per line (JSON Lines) for scripts
     } else {
       util.resize(gpus.size());
@@ -205,11 +131,11 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
         push(util[i], g.utilization_gpu_percent.value_or(0));
         push(memory[i], g.memory_used_bytes.value_or(0));
         push(power[i], g.power_draw_watts.value_or(0));
-        frame += RenderGpu(g, MatchOf(g), ctx.texts, width);
+        frame += RenderGpu(g, app::SpecOf(g), ctx.texts, width);
         frame += fmt::format("    util  {}\n    mem   {}\n    power {}\n\n", Sparkline(util[i], 100),
                              Sparkline(memory[i], g.memory_total_bytes.value_or(1)), Sparkline(power[i], g.power_limit_watts.value_or(1)));
       }
-      frame += RenderAssessment(assessment, ctx.texts);
+      frame += report::RenderAssessment(assessment, ctx.texts);
       ctx.out << frame;
     }
     ctx.out.flush();
@@ -217,27 +143,6 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
     std::this_thread::sleep_for(std::chrono::duration<double>(o.watch));
   }
   return worst;
-}
-
-nlohmann::json InspectDocument(const Reading& reading, const report::Texts& texts, std::vector<telemetry::Finding>* findings_all) {
-  nlohmann::json doc = report::MakeDocument("inspect");
-  doc["source"] = reading.source_label;
-  doc["warnings"] = reading.warnings;
-  doc["gpus"] = nlohmann::json::array();
-  doc["states"] = nlohmann::json::array();
-  std::vector<telemetry::NotJudged> not_judged_all;
-  for (const auto& set : reading.sets) {
-    auto assessment = telemetry::Assess(set.gpus);
-    findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
-    not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
-    doc["states"].push_back({{"state", set.state},
-                             {"findings", FindingsJson(assessment.findings, texts)},
-                             {"not_judged", NotJudgedJson(assessment.not_judged)}});
-    for (auto& g : GpusJson(set.gpus)) doc["gpus"].push_back(std::move(g));
-  }
-  doc["findings"] = FindingsJson(*findings_all, texts);
-  doc["not_judged"] = NotJudgedJson(not_judged_all);
-  return doc;
 }
 
 core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& o) {
@@ -256,7 +161,7 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   if (o.count != 0) return core::Status::InvalidArgument("--count goes with --watch").WithKeys("error.inspect.count_needs_watch", {});
   std::optional<std::string> text;
   if (!o.from.empty()) {
-    auto read = core::ReadTextFile(o.from, kMaxCaptureBytes);
+    auto read = core::ReadTextFile(o.from, app::kMaxCaptureBytes);
     if (!read.ok()) return read.status();
     text = std::move(read.value());
     if (o.query_gpu.empty()) {
@@ -264,7 +169,7 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
       if (shown) return std::move(*shown);
     }
   }
-  auto reading = ReadState(o, text ? &*text : nullptr);
+  auto reading = app::ReadGpuState(o.from, text ? &*text : nullptr);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, *reading);
 
@@ -280,17 +185,17 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   }
   std::vector<telemetry::Finding> findings_all;
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(InspectDocument(*reading, ctx.texts, &findings_all));
+    ctx.out << report::RenderJson(app::InspectDocument(*reading, ctx.texts, &findings_all));
   } else {
     int width = TerminalWidth();
     std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", SourceText(*reading, ctx.texts))) + "\n";
     for (const auto& set : reading->sets) {
       out += "\n";
       if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", CaptureValueText("state", set.state, ctx.texts))) + "\n";
-      for (const auto& g : set.gpus) out += RenderGpu(g, MatchOf(g), ctx.texts, width) + "\n";
+      for (const auto& g : set.gpus) out += RenderGpu(g, app::SpecOf(g), ctx.texts, width) + "\n";
       auto assessment = telemetry::Assess(set.gpus);
       findings_all.insert(findings_all.end(), assessment.findings.begin(), assessment.findings.end());
-      out += "\n" + RenderAssessment(assessment, ctx.texts);
+      out += "\n" + report::RenderAssessment(assessment, ctx.texts);
     }
     ctx.out << out;
   }
@@ -298,13 +203,6 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
 }
 
 }  // namespace
-
-core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
-  auto reading = ReadState(InspectOptions{});
-  if (!reading.ok()) return reading.status();
-  std::vector<telemetry::Finding> findings;
-  return InspectDocument(*reading, texts, &findings);
-}
 
 VerbRunner SetupInspectVerb(CLI::App* command) {
   auto o = std::make_shared<InspectOptions>();

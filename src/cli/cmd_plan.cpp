@@ -1,22 +1,20 @@
 // `gpuprobe plan`: memory, fit and throughput for a model and a job; what makes it fit when
-// it does not; how many GPUs a traffic needs; what it costs. The report is assembled in
-// plan_build.cpp; this file holds the flags.
+// it does not; how many GPUs a traffic needs; what it costs. The report is assembled by
+// app/plan_report.cpp; this file holds the flags.
 #include "cli/cmd_plan.h"
 
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
-#include "cli/plan_build.h"
 #include "cli/plan_view.h"
 #include "report/json_document.h"
 
 namespace gpuprobe::cli {
 namespace {
 
-
-core::Result<core::ExitCode> RunPlan(VerbContext& ctx, PlanOptions o, bool seq_given) {
+core::Result<core::ExitCode> RunPlan(VerbContext& ctx, app::PlanOptions o, bool seq_given) {
   o.seq_given = seq_given;
-  auto report = BuildPlanReport(o);
+  auto report = app::BuildPlanReport(o);
   if (!report.ok()) return report.status();
   if (ctx.options.json) {
     ctx.out << report::RenderJson(PlanToJson(*report, ctx.texts));
@@ -29,7 +27,7 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, PlanOptions o, bool seq_g
 }  // namespace
 
 VerbRunner SetupPlanVerb(CLI::App* command) {
-  auto o = std::make_shared<PlanOptions>();
+  auto o = std::make_shared<app::PlanOptions>();
   command->add_option("--model", o->model_path,
                       "config.json ('-' reads standard input), checkpoint directory, .gguf file, or Hub id (ORG/NAME)");
   command->add_option("--params", o->params, "parameter count instead of a config: 7B, 350M, 1.5T");

@@ -2,27 +2,25 @@
 // self-contained HTML file for a team: from a fresh quick run, or from saved JSON.
 #include "cli/cmd_report.h"
 
-#include <unistd.h>
 
-#include <cstdio>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/cmd_inspect.h"
+#include "app/live_state.h"
+#include "app/machine_summary.h"
+#include "app/report_builder.h"
+#include "app/report_file.h"
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
-#include "summary/live_state.h"
-#include "summary/machine_summary.h"
-#include "summary/report_builder.h"
-#include "summary/report_file.h"
 
 namespace gpuprobe::cli {
 namespace {
 
-using summary::ReportSources;
+using app::ReportSources;
 
 
 struct ReportOptions {
@@ -37,31 +35,28 @@ core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o)
   if (o.output.empty()) return core::Status::InvalidArgument("-o needs a file name").WithKeys("report.error.output_name", {});
   ReportSources sources;
   if (!o.from.empty()) {
-    auto loaded = summary::LoadReportSources(o.from);
+    auto loaded = app::LoadReportSources(o.from);
     if (!loaded.ok()) return loaded.status();
     sources = std::move(loaded.value());
   }
   // Resolve --gpu before spending time on measurements.
-  auto spec_check = summary::ResolveGpuSpec(sources, o.gpu);
+  auto spec_check = app::ResolveGpuSpec(sources, o.gpu);
   if (!spec_check.ok()) return spec_check.status();
   if (o.from.empty()) {
-    bool terminal = isatty(STDERR_FILENO) != 0;
-    summary::LiveRunOptions live;
+    ProgressLine progress(ctx.err, ProgressLine::IsStderrTerminal());
+    app::LiveRunOptions live;
     live.smoke_test = !o.skip_smoke;
-    live.live_inspect = [&ctx]() { return LiveInspectDocument(ctx.texts); };
-    sources = summary::CollectLiveSources(live, ctx.texts, [&](const std::string& line) {
-      if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
-    });
-    if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+    sources = app::CollectLiveSources(live, ctx.texts, [&](const std::string& line) { progress.Show(line); });
+    progress.Clear();
   }
-  auto spec = summary::ResolveGpuSpec(sources, o.gpu);
+  auto spec = app::ResolveGpuSpec(sources, o.gpu);
   if (!spec.ok()) return spec.status();
-  summary::MachineSummary summary = summary::Summarize(sources, *spec);
-  auto problems = summary::Problems(sources);
-  auto verdict = summary::Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
+  app::MachineSummary summary = app::Summarize(sources, *spec);
+  auto problems = app::Problems(sources);
+  auto verdict = app::Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
   report::HtmlReport html =
-      summary::BuildHtmlReport(sources, summary, verdict, summary::MakeReportHeader(sources, ctx.texts), ctx.texts);
-  GPUPROBE_RETURN_IF_ERROR(summary::WriteReportFile(o.output, report::RenderHtmlReport(html), o.force));
+      app::BuildHtmlReport(sources, summary, verdict, app::MakeReportHeader(sources, ctx.texts), ctx.texts);
+  GPUPROBE_RETURN_IF_ERROR(app::WriteReportFile(o.output, report::RenderHtmlReport(html), o.force));
   if (ctx.options.json) {
     auto doc = report::MakeDocument("report");
     doc["path"] = o.output;

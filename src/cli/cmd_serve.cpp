@@ -56,12 +56,11 @@ void PollLoop(std::shared_ptr<SharedState> state, double interval, std::string h
     core::Status status;
     std::vector<telemetry::Snapshot> gpus;
     if (!nvml) {
-      auto loaded = telemetry::NvmlLibrary::Load();
-      if (loaded.ok()) {
-        status = (*loaded)->Init();
-        if (status.ok()) nvml = std::move(loaded.value());
+      auto opened = telemetry::NvmlLibrary::Open();
+      if (opened.ok()) {
+        nvml = std::move(opened.value());
       } else {
-        status = loaded.status();
+        status = opened.status();
       }
     }
     if (nvml) {

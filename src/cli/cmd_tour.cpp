@@ -4,50 +4,49 @@
 // next commands, and the same as an HTML report (gpuprobe-report.html) unless --no-report.
 #include "cli/cmd_tour.h"
 
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/gpu_absence.h"
+#include "app/live_state.h"
+#include "app/machine_summary.h"
+#include "app/report_builder.h"
+#include "app/report_file.h"
 #include "bench/cuda/cuda_device.h"
 #include "cli/bench_view.h"
-#include "cli/cmd_inspect.h"
 #include "cli/command.h"
+#include "cli/progress_line.h"
+#include "core/strings.h"
 #include "core/units.h"
 #include "model/cpu_identity.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
 #include "report/status_text.h"
 #include "report/table.h"
-#include "summary/gpu_absence.h"
-#include "summary/live_state.h"
-#include "summary/machine_summary.h"
-#include "summary/report_builder.h"
-#include "summary/report_file.h"
 
 namespace gpuprobe::cli {
 namespace {
 
 using nlohmann::json;
-using summary::BuildHtmlReport;
-using summary::CollectLiveSources;
-using summary::LiveRunOptions;
-using summary::LiveStateLines;
-using summary::MachineSummary;
-using summary::MakeReportHeader;
-using summary::Problem;
-using summary::Problems;
-using summary::ReadCpuIdentity;
-using summary::ReportSources;
-using summary::ResolveGpuSpec;
-using summary::SideBySideRows;
-using summary::Summarize;
-using summary::Verdict;
+using app::BuildHtmlReport;
+using app::CollectLiveSources;
+using app::LiveRunOptions;
+using app::LiveStateLines;
+using app::MachineSummary;
+using app::MakeReportHeader;
+using app::Problem;
+using app::Problems;
+using app::ReadCpuIdentity;
+using app::ReportSources;
+using app::ResolveGpuSpec;
+using app::SideBySideRows;
+using app::Summarize;
+using app::Verdict;
 
 
 struct TourOptions {
@@ -58,11 +57,7 @@ struct TourOptions {
   std::string gpu = "h200";
 };
 
-std::string Join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
+using core::Join;
 
 std::string VersionText(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
 
@@ -87,11 +82,11 @@ std::string RenderCpu(const model::CpuIdentity& cpu, const report::Texts& t) {
 std::string RenderGpus(const json& gpu, const report::Texts& t) {
   std::string out = t.Get("tour.gpu") + "\n";
   if (!gpu.value("available", false)) {
-    // The reason by its id (summary/gpu_absence.h), read from the document's facts when an
+    // The reason by its id (app/gpu_absence.h), read from the document's facts when an
     // older file has no id.
-    std::string id = summary::GpuAbsenceIdOf(gpu);
-    std::string reason = Tr(t, summary::GpuAbsenceReasonKey(id), fmt::arg("detail", gpu.value("reason", t.Get("tour.gpu.none_found"))));
-    std::string hint = t.Get(summary::GpuAbsenceHintKey(id));
+    std::string id = app::GpuAbsenceIdOf(gpu);
+    std::string reason = Tr(t, app::GpuAbsenceReasonKey(id), fmt::arg("detail", gpu.value("reason", t.Get("tour.gpu.none_found"))));
+    std::string hint = t.Get(app::GpuAbsenceHintKey(id));
     out += "  " + reason + "\n";
     if (!hint.empty()) out += "  " + Tr(t, "common.hint", fmt::arg("hint", hint)) + "\n";
     out += "  " + t.Get("tour.gpu.cpu_only") + "\n";
@@ -181,16 +176,13 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     return core::Status::InvalidArgument("--report needs a file name").WithKeys("tour.error.report_name", {});
   }
   model::CpuIdentity cpu = ReadCpuIdentity();
-  bool terminal = isatty(STDERR_FILENO) != 0;
+  ProgressLine progress(ctx.err, ProgressLine::IsStderrTerminal());
   LiveRunOptions live;
   live.smoke_test = !o.skip_smoke_test;
   live.bench = !o.skip_bench;
-  live.live_inspect = [&t]() { return LiveInspectDocument(t); };
   auto start = std::chrono::steady_clock::now();
-  ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) {
-    if (terminal) std::fprintf(stderr, "\r%-78.78s", line.c_str());
-  });
-  if (terminal) std::fprintf(stderr, "\r%78s\r", "");
+  ReportSources sources = CollectLiveSources(live, t, [&](const std::string& line) { progress.Show(line); });
+  progress.Clear();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto spec = ResolveGpuSpec(sources, o.gpu);
@@ -205,7 +197,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
   std::string written;
   if (!o.no_report) {
     report::HtmlReport html = BuildHtmlReport(sources, summary, verdict, MakeReportHeader(sources, t), t);
-    core::Status status = summary::WriteReportFile(o.report_path, report::RenderHtmlReport(html), false);
+    core::Status status = app::WriteReportFile(o.report_path, report::RenderHtmlReport(html), false);
     if (status.ok()) {
       written = o.report_path;
       report_line = Tr(t, "tour.report.written", fmt::arg("path", o.report_path));
@@ -223,7 +215,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     doc["bench"] = sources.bench ? BenchToJson(*sources.bench, t) : json(nullptr);
     doc["side_by_side"] = json::array();
     for (const auto& row : SideBySideRows(summary, t)) doc["side_by_side"].push_back({{"quantity", row[0]}, {"cpu", row[1]}, {"gpu", row[2]}});
-    doc["crossover_why"] = summary::CrossoverWhyLines(summary, t);
+    doc["crossover_why"] = app::CrossoverWhyLines(summary, t);
     doc["problems"] = json::array();
     for (const auto& p : problems) doc["problems"].push_back({{"severity", p.severity}, {"title", p.title}, {"evidence", p.evidence}, {"fix", p.fix}});
     doc["verdict"] = verdict;
@@ -247,7 +239,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     for (const auto& row : SideBySideRows(summary, t)) table.AddRow(row);
     out += table.Render(2);
     if (!summary.gpu_present && summary.gpu_spec != nullptr) out += "  " + Tr(t, "tour.side_by_side.reference", fmt::arg("gpu", summary.gpu_name)) + "\n";
-    const std::vector<std::string> why = summary::CrossoverWhyLines(summary, t);
+    const std::vector<std::string> why = app::CrossoverWhyLines(summary, t);
     if (!why.empty()) out += "\n  " + t.Get("tour.side_by_side.why") + "\n";
     for (const auto& line : why) out += "  - " + line + "\n";
     out += "\n";

@@ -13,6 +13,7 @@
 #include "core/exit_code.h"
 #include "core/status.h"
 #include "report/i18n.h"
+#include "report/phrase_text.h"
 
 namespace CLI {
 class App;
@@ -45,5 +46,10 @@ struct VerbDefinition {
 
 /// Formats text `key` with named fmt arguments (report/i18n.h).
 using report::Tr;
+/// Words a model Phrase, its arguments and counts (report/phrase_text.h).
+using report::FormatArg;
+using report::FormatParams;
+using report::GpuNameText;
+using report::Say;
 
 }  // namespace gpuprobe::cli

@@ -4,16 +4,14 @@
 
 #include "cli/command.h"
 #include "cli/explain_view.h"
-#include "cli/phrase_text.h"
+#include "core/strings.h"
+#include "report/phrase_text.h"
 
 namespace gpuprobe::cli {
 namespace {
 
-std::string Join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
+using core::Join;
+using report::GpuNameText;
 
 std::string Lang(const report::Texts& t) { return report::LanguageCode(t.language()); }
 

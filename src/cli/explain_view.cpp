@@ -6,6 +6,7 @@
 #include "cli/explain_answer.h"
 #include "cli/explain_story.h"
 #include "doctor/library_messages.h"
+#include "core/strings.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table.h"
@@ -16,11 +17,7 @@ namespace {
 using doctor::Finding;
 using doctor::Hit;
 
-std::string Join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
+using core::Join;
 
 // Statuses in today's numbering (the pre-10.1 rows repeat current names).
 size_t CurrentStatuses(const doctor::ErrorMatcher& m) {

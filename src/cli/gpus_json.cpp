@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/gpus_view.h"
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 #include "model/spec_derivation.h"
 
 namespace gpuprobe::cli {

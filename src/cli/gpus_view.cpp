@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 #include "core/units.h"
 #include "model/spec_derivation.h"
 #include "report/json_document.h"

@@ -4,13 +4,12 @@
 #include <cstdint>
 #include <sstream>
 
+#include "core/strings.h"
+
 namespace gpuprobe::cli {
 namespace {
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
+using core::Lower;
 
 // An option's own name, without dashes: its first long name, else its positional name.
 std::string OptionName(const CLI::Option* option) {

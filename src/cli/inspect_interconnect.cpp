@@ -63,9 +63,8 @@ std::optional<core::Result<core::ExitCode>> RunInterconnectInspect(VerbContext& 
 }
 
 core::Result<core::ExitCode> RunLiveTopology(VerbContext& ctx) {
-  auto nvml = telemetry::NvmlLibrary::Load();
+  auto nvml = telemetry::NvmlLibrary::Open();
   if (!nvml.ok()) return nvml.status();
-  GPUPROBE_RETURN_IF_ERROR((*nvml)->Init());
   auto m = telemetry::ReadNvmlTopology(**nvml);
   if (!m.ok()) return m.status();
   auto findings = telemetry::AssessTopology(*m);

@@ -1,7 +1,6 @@
 #include "cli/inspect_nvlink.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/inspect_topology.h"
 #include "report/json_document.h"
+#include "telemetry/interconnect_facts.h"
 #include "telemetry/nvlink_findings.h"
 
 namespace gpuprobe::cli {
@@ -20,14 +20,6 @@ using telemetry::NvLinkLink;
 template <typename T>
 nlohmann::json Opt(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-std::optional<double> PerDirection(const NvLinkGpu& g) {
-  auto active = telemetry::ActiveLinks(g);
-  if (active.empty()) return std::nullopt;
-  double sum = 0;
-  for (const auto* l : active) sum += *l->speed_gbps;
-  return sum;
 }
 
 std::string NoteText(const telemetry::TopoNote& n, const report::Texts& t) {
@@ -57,7 +49,7 @@ std::string GpuBlock(const NvLinkGpu& g, const report::Texts& t) {
     }
     std::string speed = lo == hi ? fmt::format("{:g}", hi) : fmt::format("{:g}-{:g}", lo, hi);
     out += "    " + Tr(t, "topology.nvlink.active", fmt::arg("active", active.size()), fmt::arg("listed", active.size() + inactive.size()),
-                       fmt::arg("speed", speed), fmt::arg("total", fmt::format("{:.1f}", *PerDirection(g)))) + "\n";
+                       fmt::arg("speed", speed), fmt::arg("total", fmt::format("{:.1f}", *telemetry::PerDirectionGbps(g)))) + "\n";
   }
   if (!inactive.empty()) out += "    " + Tr(t, "topology.nvlink.inactive", fmt::arg("links", Numbers(inactive))) + "\n";
   // Error counters (-e): all zero in one line, else each link with a non-zero counter.
@@ -112,7 +104,7 @@ nlohmann::json NvLinkJson(const telemetry::NvLinkOutput& out, const std::vector<
     }
     gpus.push_back({{"index", g.index}, {"name", g.name}, {"uuid", g.uuid}, {"all_inactive", g.all_inactive},
                     {"elided", g.elided}, {"active_links", telemetry::ActiveLinks(g).size()}, {"listed_links", g.links.size()},
-                    {"per_direction_gbps", Opt(PerDirection(g))}, {"links", links}});
+                    {"per_direction_gbps", Opt(telemetry::PerDirectionGbps(g))}, {"links", links}});
   }
   doc["gpus"] = gpus;
   nlohmann::json notes = nlohmann::json::array();
@@ -182,11 +174,7 @@ std::string RenderFabric(const telemetry::FabricState& state, const std::vector<
 namespace {
 
 std::string P2pMeaning(const std::string& code, const report::Texts& t) {
-  std::string lower = code;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  static const std::vector<std::string> known = {"ok", "cns", "gns", "tns", "ns", "dr", "u"};
-  if (std::find(known.begin(), known.end(), lower) == known.end()) lower = "u";
-  return t.Get("topology.p2p.code." + lower);
+  return t.Get("topology.p2p.code." + telemetry::P2pCodeId(code));
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <map>
 
-#include <fmt/args.h>
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/strings.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
+#include "telemetry/interconnect_facts.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -16,24 +18,6 @@ using telemetry::LinkKind;
 using telemetry::TopoFinding;
 using telemetry::TopoLink;
 using telemetry::TopologyMatrix;
-
-struct PairRow {
-  size_t a, b;
-  std::optional<TopoLink> link;
-};
-
-std::vector<PairRow> GpuPairs(const TopologyMatrix& m) {
-  std::vector<PairRow> out;
-  auto gpus = m.Gpus();
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    for (size_t j = i + 1; j < gpus.size(); ++j) {
-      auto link = m.Link(gpus[i], gpus[j]);
-      if (link && link->kind == LinkKind::kUnknown && link->code.empty()) link.reset();
-      out.push_back({gpus[i], gpus[j], link});
-    }
-  }
-  return out;
-}
 
 // What a link means for GPU-to-GPU traffic, in the user's words.
 std::string LinkMeaning(const TopoLink& link, const report::Texts& t) {
@@ -44,15 +28,8 @@ std::string ShortMeaning(const TopoLink& link, const report::Texts& t) {
   return Tr(t, "topology.short." + telemetry::LinkKindName(link.kind), fmt::arg("code", link.code));
 }
 
-std::string Format(const report::Texts& texts, const std::string& key, const std::vector<telemetry::TextArg>& args) {
-  const std::string& pattern = texts.Get(key);
-  fmt::dynamic_format_arg_store<fmt::format_context> store;
-  for (const auto& a : args) store.push_back(fmt::arg(a.name.c_str(), a.value));
-  try {
-    return fmt::vformat(pattern, store);
-  } catch (const fmt::format_error&) {
-    return pattern;
-  }
+std::string Format(const report::Texts& texts, const std::string& key, const core::MessageArgs& args) {
+  return report::FormatWithArgs(texts, key, args);
 }
 
 std::string NoteText(const telemetry::TopoNote& n, const report::Texts& t) {
@@ -71,11 +48,7 @@ std::string NicNames(const TopologyMatrix& m, const std::vector<size_t>& nics) {
 
 nlohmann::json Optional(const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
+using core::Join;
 
 // One line per GPU: its CPUs, NUMA node and nearest NIC.
 std::string GpuLine(const TopologyMatrix& m, size_t g, const report::Texts& t) {
@@ -147,7 +120,7 @@ nlohmann::json TopologyJson(const TopologyMatrix& m, const std::vector<TopoFindi
                        {"gpu_numa_id", Optional(d.gpu_numa_id)}});
   }
   nlohmann::json pairs = nlohmann::json::array();
-  for (const auto& p : GpuPairs(m)) {
+  for (const auto& p : telemetry::GpuPairs(m)) {
     nlohmann::json j = {{"a", m.devices[p.a].name}, {"b", m.devices[p.b].name}};
     j["code"] = p.link ? nlohmann::json(p.link->code) : nlohmann::json(nullptr);
     j["kind"] = p.link ? nlohmann::json(telemetry::LinkKindName(p.link->kind)) : nlohmann::json(nullptr);
@@ -184,10 +157,10 @@ std::string RenderTopology(const TopologyMatrix& m, const std::vector<TopoFindin
   out += Tr(t, "topology.summary", fmt::arg("gpus", m.Gpus().size()), fmt::arg("nics", m.Nics().size())) + "\n\n";
 
   // The pairs grouped by how they connect, fastest first; each group says what it means once.
-  auto pairs = GpuPairs(m);
+  auto pairs = telemetry::GpuPairs(m);
   out += t.Get("topology.pairs") + "\n";
   if (pairs.empty()) out += "  " + t.Get("topology.pairs.none") + "\n";
-  std::map<std::pair<int, int>, std::vector<const PairRow*>> groups;  // (rank, -links) -> pairs
+  std::map<std::pair<int, int>, std::vector<const telemetry::GpuPair*>> groups;  // (rank, -links) -> pairs
   std::vector<std::string> unknown;
   for (const auto& p : pairs) {
     std::string name = m.devices[p.a].name + "-" + m.devices[p.b].name;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/strings.h"
 #include "core/units.h"
 #include "report/table.h"
 
@@ -38,11 +39,7 @@ std::string ReasonText(std::uint64_t bits, const report::Texts& t) {
   return out.empty() ? t.Get("inspect.none") : out;
 }
 
-std::string Join(const std::vector<std::string>& parts, const char* separator) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
-  return out;
-}
+using core::Join;
 
 // "Gen1 x16 of Gen4 x16"; every part that was not reported is left out (never "Gen0 x0").
 std::string PcieText(const Snapshot& s, const report::Texts& t) {
@@ -69,7 +66,7 @@ std::string TemperatureText(const Snapshot& s, const report::Texts& t) {
   return out;
 }
 
-std::string SpecText(const SpecMatch& m, const report::Texts& t) {
+std::string SpecText(const model::DeviceMatch& m, const report::Texts& t) {
   std::string id = m.pci_device_id.empty() ? t.Get("inspect.not_reported") : m.pci_device_id;
   if (m.spec == nullptr) return Tr(t, "inspect.spec.none", fmt::arg("id", id));
   return Tr(t, m.by == "pci_device_id" ? "inspect.spec.by_pci" : "inspect.spec.by_name", fmt::arg("name", QuotedValue(m.spec->name, t)), fmt::arg("id", id));
@@ -118,8 +115,6 @@ std::string ProcessTable(const Snapshot& s, const report::Texts& t, int width) {
 
 }  // namespace
 
-std::string QuotedValue(const std::string& value, const report::Texts& t) { return Tr(t, "inspect.quoted", fmt::arg("value", value)); }
-
 std::string CaptureValueText(const char* kind, const std::string& value, const report::Texts& t) {
   std::string key = std::string("inspect.") + kind + ".";
   for (char c : value) {
@@ -129,57 +124,7 @@ std::string CaptureValueText(const char* kind, const std::string& value, const r
   return t.Has(key) ? t.Get(key) : QuotedValue(value, t);
 }
 
-std::string NormalizedGpuName(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (l == '-' || l == '_') l = ' ';
-    if (l == ' ' && (out.empty() || out.back() == ' ')) continue;
-    out += l;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  for (const char* prefix : {"nvidia ", "amd "}) {
-    if (out.rfind(prefix, 0) == 0) out = out.substr(std::string(prefix).size());
-  }
-  return out;
-}
-
-SpecMatch MatchSpec(const Snapshot& gpu, const model::SpecDatabase& db) {
-  SpecMatch m;
-  if (gpu.pci_device_id) {
-    // nvidia-smi prints the device id with the vendor in the low half (0x233510DE); some
-    // drivers print the device alone (0x1E81).
-    std::uint32_t raw = *gpu.pci_device_id;
-    bool combined = raw > 0xFFFF;
-    std::uint32_t device = combined ? raw >> 16 : raw;
-    m.pci_device_id = fmt::format("0x{:04x}", device);
-    if (!combined || (raw & 0xFFFF) == 0x10DE) {
-      for (const auto& g : db.gpus()) {
-        if (std::find(g.pci_device_ids.begin(), g.pci_device_ids.end(), m.pci_device_id) != g.pci_device_ids.end()) {
-          m.spec = &g;
-          m.by = "pci_device_id";
-          return m;
-        }
-      }
-    }
-  }
-  if (gpu.name.empty() || gpu.name.find("...") != std::string::npos) return m;  // a cut name matches nothing reliably
-  // By name, only a whole-name match (after case, "NVIDIA ", dashes and spaces): a partial
-  // match would name a Quadro P400 as a Quadro P4000.
-  std::string wanted = NormalizedGpuName(gpu.name);
-  for (const auto& g : db.gpus()) {
-    bool same = NormalizedGpuName(g.name) == wanted;
-    for (const auto& alias : g.aliases) same = same || NormalizedGpuName(alias) == wanted;
-    if (same) {
-      m.spec = &g;
-      m.by = "name";
-      return m;
-    }
-  }
-  return m;
-}
-
-nlohmann::json SpecMatchJson(const SpecMatch& m) {
+nlohmann::json SpecMatchJson(const model::DeviceMatch& m) {
   return {{"matched", m.spec ? nlohmann::json(m.spec->name) : nlohmann::json(nullptr)},
           {"by", m.by.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.by)},
           {"pci_device_id", m.pci_device_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.pci_device_id)}};
@@ -231,7 +176,7 @@ int TerminalWidth() {
   return 100;
 }
 
-std::string RenderGpu(const Snapshot& s, const SpecMatch& spec, const report::Texts& t, int width) {
+std::string RenderGpu(const Snapshot& s, const model::DeviceMatch& spec, const report::Texts& t, int width) {
   const std::string na = t.Get("inspect.not_reported");
   report::TextTable table;
   table.AddSection(fmt::format("GPU {}: {}  {}", s.index.value_or(0), s.name.empty() ? t.Get("inspect.unnamed") : QuotedValue(s.name, t), s.pci_bus_id));

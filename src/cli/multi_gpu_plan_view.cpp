@@ -5,10 +5,16 @@
 #include "cli/multi_gpu_view.h"
 #include "core/units.h"
 #include "report/json_document.h"
+#include "report/status_text.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
+
+// Why the run would stop, in the reader's language.
+std::string BlockedReason(const MultiGpuMachine& m, const report::Texts& t) {
+  return report::FormatWithArgs(t, m.blocked_reason.key, m.blocked_reason.args);
+}
 
 nlohmann::json MachineJson(const MultiGpuMachine& m) {
   nlohmann::json j = {{"gpus", m.gpus}, {"can_run", m.blocked_reason.empty()}};
@@ -24,7 +30,7 @@ std::string RenderCollectivesPlan(const bench::CollectivesPlan& plan, const Mult
   if (plan.gpus > 0) {
     out += Tr(t, "collectives.plan.gpus", fmt::arg("gpus", plan.gpus)) + "\n";
   } else {
-    out += Tr(t, "collectives.plan.gpus_unknown", fmt::arg("reason", machine.blocked_reason)) + "\n";
+    out += Tr(t, "collectives.plan.gpus_unknown", fmt::arg("reason", BlockedReason(machine, t))) + "\n";
   }
   out += Tr(t, "collectives.plan.sizes", fmt::arg("first", core::FormatBytesBinary(static_cast<double>(plan.sizes_bytes.front()))),
             fmt::arg("last", core::FormatBytesBinary(static_cast<double>(plan.sizes_bytes.back()))),
@@ -59,7 +65,7 @@ std::string RenderCollectivesPlan(const bench::CollectivesPlan& plan, const Mult
   out += table.Render(2) + "\n";
   out += Tr(t, "collectives.plan.verify", fmt::arg("per_block", bench::kVerifyElementsPerBlockEnd)) + "\n";
   if (!machine.blocked_reason.empty()) {
-    out += "\n" + Tr(t, "collectives.plan.machine_exit", fmt::arg("reason", machine.blocked_reason)) + "\n";
+    out += "\n" + Tr(t, "collectives.plan.machine_exit", fmt::arg("reason", BlockedReason(machine, t))) + "\n";
   }
   return out;
 }
@@ -91,7 +97,7 @@ std::string RenderP2pPlan(const bench::P2pPlan& plan, const MultiGpuMachine& mac
   if (plan.gpus > 0) {
     out += Tr(t, "collectives.p2p.plan.pairs", fmt::arg("gpus", plan.gpus), fmt::arg("pairs", plan.gpus * (plan.gpus - 1))) + "\n";
   } else {
-    out += Tr(t, "collectives.p2p.plan.pairs_unknown", fmt::arg("reason", machine.blocked_reason)) + "\n";
+    out += Tr(t, "collectives.p2p.plan.pairs_unknown", fmt::arg("reason", BlockedReason(machine, t))) + "\n";
   }
   out += Tr(t, "collectives.p2p.plan.buffer", fmt::arg("bytes", core::FormatBytesBinary(static_cast<double>(plan.buffer_bytes))),
             fmt::arg("warmup", plan.warmup_iterations), fmt::arg("iterations", plan.iterations)) +
@@ -103,7 +109,7 @@ std::string RenderP2pPlan(const bench::P2pPlan& plan, const MultiGpuMachine& mac
   out += table.Render(2) + "\n";
   out += t.Get("collectives.p2p.plan.verify") + "\n";
   if (!machine.blocked_reason.empty()) {
-    out += "\n" + Tr(t, "collectives.plan.machine_exit", fmt::arg("reason", machine.blocked_reason)) + "\n";
+    out += "\n" + Tr(t, "collectives.plan.machine_exit", fmt::arg("reason", BlockedReason(machine, t))) + "\n";
   }
   return out;
 }

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/spec_lookup.h"
 #include "cli/command.h"
-#include "cli/phrase_text.h"
-#include "model/gpu_link.h"
+#include "report/phrase_text.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
+#include "model/gpu_link.h"
 #include "report/json_document.h"
 #include "report/table.h"
 
@@ -65,7 +65,7 @@ std::string AgainstLink(const std::optional<PlannerLink>& link, double measured,
 }  // namespace
 
 std::optional<PlannerLink> PlannerLinkFor(const std::string& runtime_name, int gpus, const report::Texts& t) {
-  const model::GpuSpec* spec = bench::FindGpuSpec(runtime_name);
+  const model::GpuSpec* spec = knowledge::DeviceSpec(runtime_name);
   if (spec == nullptr) return std::nullopt;
   model::GroupLink group = model::LinkForGroup(*spec, gpus);
   if (!(group.link.bytes_per_s > 0)) return std::nullopt;

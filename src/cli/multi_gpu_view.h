@@ -12,17 +12,12 @@
 
 #include "bench/multi_gpu.h"
 #include "bench/multi_gpu_plan.h"
+#include "bench/multi_gpu_run.h"
 #include "report/i18n.h"
 
 namespace gpuprobe::cli {
 
-/// What the machine offers the plan: the GPUs seen and, when fewer than two, why the run would
-/// stop (already in the reader's language).
-struct MultiGpuMachine {
-  int gpus = 0;
-  std::uint64_t min_free_bytes = 0;  ///< 0 when unknown
-  std::string blocked_reason;        ///< empty when the run could start
-};
+using bench::MultiGpuMachine;
 
 std::string RenderCollectivesPlan(const bench::CollectivesPlan& plan, const MultiGpuMachine& machine,
                                   const report::Texts& t);

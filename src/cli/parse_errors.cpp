@@ -1,6 +1,7 @@
 #include "cli/parse_errors.h"
 
-#include <regex>
+
+#include <re2/re2.h>
 #include <string>
 
 namespace gpuprobe::cli {
@@ -15,15 +16,29 @@ core::Status Keyed(const std::string& what, const std::string& key, core::Messag
 }
 
 
-bool Match(const std::string& text, const char* pattern, std::smatch* m) {
-  return std::regex_match(text, *m, std::regex(pattern));
+// The captures of `pattern` matched against the whole of `text` (m[0] is the text). RE2: a
+// CLI11 message quoting a 100 KB argument costs linear time, not a recursion per character.
+bool Match(const std::string& text, const char* pattern, std::vector<std::string>* m) {
+  RE2 re(pattern);
+  int groups = re.NumberOfCapturingGroups();
+  std::vector<std::string> captures(static_cast<size_t>(std::max(groups, 0)));
+  std::vector<RE2::Arg> args(captures.size());
+  std::vector<const RE2::Arg*> arg_ptrs(captures.size());
+  for (size_t i = 0; i < captures.size(); ++i) {
+    args[i] = &captures[i];
+    arg_ptrs[i] = &args[i];
+  }
+  if (!RE2::FullMatchN(text, re, arg_ptrs.data(), groups)) return false;
+  m->assign(1, text);
+  m->insert(m->end(), captures.begin(), captures.end());
+  return true;
 }
 
 // The class is read from the exit code CLI11 gives each error class: get_name() is not
 // reliable (an ExtrasError raised by a subcommand carries the subcommand's name).
 core::Status Classify(const std::string& what, CLI::ExitCodes kind) {
   using CLI::ExitCodes;
-  std::smatch m;
+  std::vector<std::string> m;
   if (kind == ExitCodes::ExtrasError && Match(what, R"(The following arguments? (?:was|were) not expected: (.*))", &m)) {
     return Keyed(what, "error.cli.unexpected", {{"args", m[1]}});
   }

@@ -4,9 +4,9 @@
 
 #include "cli/command.h"
 #include "cli/gpus_view.h"
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 #include "cli/plan_view.h"
-#include "cli/price_data.h"
+#include "cli/price_json.h"
 #include "report/json_document.h"
 
 namespace gpuprobe::cli {
@@ -90,7 +90,7 @@ json TotalsJson(const model::TensorTotals& t) {
   return {{"tensors", t.tensors}, {"elements", t.elements}, {"bytes", t.bytes}, {"by_dtype", by_dtype}};
 }
 
-json CheckpointJson(const CheckpointSummary& c) {
+json CheckpointJson(const checkpoint::CheckpointSummary& c) {
   json out = {{"format", c.format}, {"files", c.files}, {"stored", TotalsJson(c.stored)},
               {"serving", TotalsJson(c.serving)}, {"buffers_left_out", c.buffers},
               {"mtp_elements", c.mtp_elements}, {"quantized", c.quantized}};

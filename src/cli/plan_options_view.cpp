@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 #include "cli/plan_view.h"
 #include "core/units.h"
 

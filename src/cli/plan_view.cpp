@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/phrase_text.h"
+#include "report/phrase_text.h"
 #include "core/units.h"
 #include "report/table.h"
 

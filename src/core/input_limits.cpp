@@ -9,6 +9,7 @@ Status OverLimit(const std::string& where, const std::string& what_key, std::uin
                      : what_key == "name"      ? "characters in a name"
                      : what_key == "tensors"   ? "tensors"
                      : what_key == "gguf_metadata" ? "bytes of GGUF metadata"
+                     : what_key == "links"     ? "links on one GPU"
                                                    : "items";
   return Status::InvalidArgument(
              fmt::format("{}: {} {} is more than gpuprobe reads (at most {})", where, count, what, limit),

@@ -19,6 +19,7 @@ namespace gpuprobe::core::limits {
 inline constexpr std::size_t kGpusPerCapture = 1024;      ///< GPU records in one capture (XML, CSV, -q, JSON)
 inline constexpr std::size_t kNameBytes = 256;            ///< a GPU or model name typed or read
 inline constexpr std::size_t kTensorsPerCheckpoint = 1000000;
+inline constexpr std::size_t kLinksPerGpu = 256;          ///< NVLink 5 has 18 links per GPU, an NVSwitch chip 64 ports
 inline constexpr std::uint64_t kGgufMetadataBytes = 256ull << 20;  ///< a 256k-token vocabulary is ~10 MiB
 
 /// InvalidArgument "<where>: <count> <what> is more than gpuprobe reads (<limit>)", keyed

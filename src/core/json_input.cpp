@@ -1,5 +1,8 @@
 #include "core/json_input.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace gpuprobe::core {
@@ -52,12 +55,61 @@ Status CheckJsonNesting(std::string_view text, const std::string& label, int max
   return Status::Ok();
 }
 
-Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& label, int max_depth) {
+namespace {
+
+// Python's non-finite literals quoted where they stand as values; `shifts` records, for each
+// quoted literal, its offset in the result and the 2 bytes it added, to map errors back.
+std::string QuotePythonLiterals(std::string_view text, std::vector<size_t>* shifts) {
+  static constexpr std::string_view kLiterals[] = {"-Infinity", "Infinity", "NaN"};
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  char previous = 0;  // the last character outside strings that is not white space
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (previous == ':' || previous == ',' || previous == '[' || previous == 0) {
+      bool quoted = false;
+      for (std::string_view literal : kLiterals) {
+        if (text.substr(i, literal.size()) == literal) {
+          shifts->push_back(out.size());
+          out += '"';
+          out += literal;
+          out += '"';
+          i += literal.size() - 1;
+          previous = '"';
+          quoted = true;
+          break;
+        }
+      }
+      if (quoted) continue;
+    }
+    out += c;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') previous = c;
+  }
+  return out;
+}
+
+// Parses `parsed` (the text, or the text with Python's literals quoted) and reports errors at
+// their place in `text`: each quoted literal before the error added 2 bytes.
+Result<nlohmann::json> Parse(std::string_view text, std::string_view parsed, const std::vector<size_t>& shifts,
+                             const std::string& label, int max_depth) {
   GPUPROBE_RETURN_IF_ERROR(CheckJsonNesting(text, label, max_depth));
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(parsed.begin(), parsed.end());
   } catch (const nlohmann::json::parse_error& error) {
-    auto [line, column] = LineAndColumn(text, error.byte > 0 ? error.byte - 1 : 0);
+    size_t at = error.byte > 0 ? error.byte - 1 : 0;
+    size_t before = static_cast<size_t>(std::count_if(shifts.begin(), shifts.end(), [at](size_t s) { return s < at; }));
+    auto [line, column] = LineAndColumn(text, at >= 2 * before ? at - 2 * before : 0);
     return Status::ParseError(fmt::format("{}: not valid JSON (line {}, column {})", label, line, column))
         .WithKeys("error.json.syntax", {{"label", label}, {"line", std::to_string(line)}, {"column", std::to_string(column)}});
   } catch (const nlohmann::json::out_of_range&) {
@@ -69,6 +121,18 @@ Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& 
     return Status::ParseError(fmt::format("{}: not valid JSON ({})", label, error.what()))
         .WithKeys("error.json.other", {{"label", label}});
   }
+}
+
+}  // namespace
+
+Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& label, int max_depth) {
+  return Parse(text, text, {}, label, max_depth);
+}
+
+Result<nlohmann::json> ParsePythonJsonInput(std::string_view text, const std::string& label, int max_depth) {
+  std::vector<size_t> shifts;
+  std::string quoted = QuotePythonLiterals(text, &shifts);
+  return Parse(text, quoted, shifts, label, max_depth);
 }
 
 }  // namespace gpuprobe::core

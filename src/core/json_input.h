@@ -28,6 +28,13 @@ Status CheckJsonNesting(std::string_view text, const std::string& label, int max
 Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& label,
                                       int max_depth = kMaxJsonDepth);
 
+/// ParseJsonInput for JSON as Python's json module writes it (transformers' save_pretrained,
+/// the Hub): the bare values NaN, Infinity and -Infinity, which strict JSON does not have, are
+/// read as the strings "NaN", "Infinity" and "-Infinity" (never as numbers, so no count is
+/// computed from them). Everything else stays strict; error positions refer to the original text.
+Result<nlohmann::json> ParsePythonJsonInput(std::string_view text, const std::string& label,
+                                            int max_depth = kMaxJsonDepth);
+
 /// Line and column (1-based) of byte `offset` in `text`.
 std::pair<int, int> LineAndColumn(std::string_view text, size_t offset);
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::core {
 namespace {
 
@@ -32,23 +34,14 @@ const Prefix kBinary[] = {{1, ""}, {kKiB, "Ki"}, {kMiB, "Mi"}, {kGiB, "Gi"},
 const Prefix kDecimal[] = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"},
                            {1e15, "P"}, {1e18, "E"}};
 
-std::string Trim(std::string_view text) {
-  size_t begin = 0;
-  size_t end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return std::string(text.substr(begin, end - begin));
-}
 
 // Splits "1.5 GiB" into 1.5 and "GiB". Returns false when no number leads the text.
 bool SplitNumber(const std::string& text, double* number, std::string* unit) {
   if (text.empty()) return false;
   size_t consumed = 0;
-  try {
-    *number = std::stod(text, &consumed);
-  } catch (...) {
-    return false;
-  }
+  std::optional<double> parsed = ParseDouble(text, &consumed);
+  if (!parsed) return false;
+  *number = *parsed;
   *unit = Trim(std::string_view(text).substr(consumed));
   return std::isfinite(*number);
 }

@@ -23,11 +23,7 @@ enum class CheckStatus { kOk, kInfo, kWarn, kFail, kSkip };
 std::string CheckStatusName(CheckStatus status);
 
 /// One sentence: a text key ("doctor.check.nouveau.owns") and its named arguments.
-struct Message {
-  std::string key;
-  std::vector<std::pair<std::string, std::string>> args;
-  bool empty() const { return key.empty(); }
-};
+using Message = core::TextRef;
 
 /// Shorthand: Msg("doctor.check.x.y", {{"version", v}}).
 Message Msg(std::string key, std::vector<std::pair<std::string, std::string>> args = {});
@@ -45,7 +41,7 @@ struct CheckResult {
 CheckResult MakeResult(std::string id, CheckStatus status, std::vector<Message> evidence,
                        Message fix = {});
 
-/// What NVML said, read by the caller (summary/doctor_run.cpp) so checks stay testable.
+/// What NVML said, read by the caller (app/doctor_run.cpp) so checks stay testable.
 struct NvmlView {
   enum class Failure {
     kNone,         ///< loaded and read

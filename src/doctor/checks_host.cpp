@@ -4,17 +4,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/strings.h"
 #include "doctor/check_list.h"
 #include "doctor/machine_facts.h"
 
 namespace gpuprobe::doctor {
 namespace {
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : " ") + item;
-  return out;
-}
 
 // /dev/nvidia0, /dev/nvidia1, ...: one per GPU.
 bool IsGpuNode(const std::string& name) {
@@ -147,20 +143,20 @@ std::vector<CheckResult> CheckDeviceNodes(const CheckContext& ctx) {
   } else if (!missing.empty()) {
     r = MakeResult("device_nodes", CheckStatus::kFail,
                    {Msg("doctor.check.device_nodes.incomplete",
-                        {{"nodes", Join(nodes)}, {"missing", Join(missing)}})},
+                        {{"nodes", core::Join(nodes, " ")}, {"missing", core::Join(missing, " ")}})},
                    Msg("doctor.check.device_nodes.incomplete_fix"));
   } else if (!denied.empty()) {
     r = MakeResult("device_nodes", CheckStatus::kFail,
-                   {Msg("doctor.check.device_nodes.denied", {{"nodes", Join(denied)}})},
+                   {Msg("doctor.check.device_nodes.denied", {{"nodes", core::Join(denied, " ")}})},
                    Msg("doctor.check.device_nodes.denied_fix"));
   } else if (!has("nvidia-uvm")) {
     // libcuda creates it through nvidia-modprobe on first use where it may (not in containers).
     r = MakeResult("device_nodes", CheckStatus::kWarn,
-                   {Msg("doctor.check.device_nodes.no_uvm", {{"nodes", Join(nodes)}})},
+                   {Msg("doctor.check.device_nodes.no_uvm", {{"nodes", core::Join(nodes, " ")}})},
                    Msg("doctor.check.device_nodes.no_uvm_fix"));
   } else {
     r = MakeResult("device_nodes", CheckStatus::kOk,
-                   {Msg("doctor.check.device_nodes.ok", {{"nodes", Join(nodes)}})});
+                   {Msg("doctor.check.device_nodes.ok", {{"nodes", core::Join(nodes, " ")}})});
   }
   r.values = {{"nodes", nodes}, {"missing", missing}, {"denied", denied}};
   return {r};

@@ -170,17 +170,25 @@ void Merge(Analysis& all, Analysis&& part) {
   all.lines = std::max(all.lines, part.lines);
 }
 
-// Where a log may be cut for scanning in parallel: at the start of a line that cannot continue
-// a kernel notice over several lines. Returns the cut's offset, or text.size().
+// Where a log may be cut for scanning in parallel: at the start of a line that begins a record
+// whatever came before it. A run of continuation lines longer than any record (a hostile log
+// of nothing but kernel notices) is cut anyway, so every log is read on every core. Returns the
+// cut's offset, or text.size().
 size_t CutAfter(std::string_view text, size_t from) {
-  while (from < text.size()) {
-    size_t line = text.find('\n', from);
+  auto line_at = [text](size_t begin) {
+    size_t end = text.find('\n', begin);
+    return text.substr(begin, std::min<size_t>((end == std::string_view::npos ? text.size() : end) - begin, 4096));
+  };
+  // The line that holds `from` is the first `previous`.
+  size_t start = text.rfind('\n', from == 0 ? 0 : from - 1);
+  start = start == std::string_view::npos || from == 0 ? 0 : start + 1;
+  for (int lines = 0; start < text.size(); ++lines) {
+    size_t line = text.find('\n', start);
     if (line == std::string_view::npos) return text.size();
     size_t next = line + 1;
-    size_t end = text.find('\n', next);
-    std::string_view following = text.substr(next, (end == std::string_view::npos ? text.size() : end) - next);
-    if (ParseLogLine(following.substr(0, 4096)).message.substr(0, 5) != "NVRM:") return next;
-    from = next;
+    if (next >= text.size()) return text.size();
+    if (lines > kMaxRecordLines || StartsRecord(line_at(start), line_at(next))) return next;
+    start = next;
   }
   return text.size();
 }
@@ -240,6 +248,16 @@ void RefineByEmitter(const KnowledgeBase& kb, const EmitterTable& table, Analysi
 
 }  // namespace
 
+std::vector<std::string_view> SplitLog(std::string_view text, unsigned parts) {
+  std::vector<std::string_view> out;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = out.size() + 1 >= parts ? text.size() : CutAfter(text, std::min(text.size(), begin + text.size() / parts));
+    out.push_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return out;
+}
+
 Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode) {
   auto emitters = EmitterTable::Embedded();
   return Analyze(matcher, emitters.ok() ? *emitters : nullptr, text, mode);
@@ -252,12 +270,7 @@ Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std:
     // A big log is cut into one stretch per core at line starts; each stretch is scanned on
     // its own (the matcher is immutable and RE2 is safe to share), then the hits are merged in
     // log order. The line numbers of a stretch start where the previous one ended.
-    std::vector<std::string_view> parts;
-    for (size_t begin = 0; begin < text.size();) {
-      size_t end = parts.size() + 1 == threads ? text.size() : CutAfter(text, std::min(text.size(), begin + text.size() / threads));
-      parts.push_back(text.substr(begin, end - begin));
-      begin = end;
-    }
+    std::vector<std::string_view> parts = SplitLog(text, threads);
     std::vector<int> offsets(parts.size(), 0);
     for (size_t i = 1; i < parts.size(); ++i) {
       offsets[i] = offsets[i - 1] + static_cast<int>(std::count(parts[i - 1].begin(), parts[i - 1].end(), '\n'));

@@ -60,6 +60,10 @@ Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMod
 
 /// Whether a finding is a GPU problem (every finding but a not-GPU entry's).
 bool IsGpuFinding(const Finding& finding);
+/// The stretches a log is read in on `parts` cores: cut at line starts that begin a record,
+/// never inside a kernel notice printed over several lines; a run of continuation lines
+/// longer than any record is cut anyway. Exposed for its test.
+std::vector<std::string_view> SplitLog(std::string_view text, unsigned parts);
 
 /// 0 fail, 1 warn, 2 info (sorting order).
 int SeverityRank(const std::string& severity);

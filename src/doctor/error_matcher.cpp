@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -298,6 +299,12 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
 std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
   std::vector<Finding> strong, weak, fallback, own_messages;
   bool names = false, messages = false;
+  // The line's Xid, read once: an Xid entry's pattern and the Xid rule both want it.
+  std::optional<std::optional<XidEvent>> xid_line;
+  auto xid = [&]() -> const std::optional<XidEvent>& {
+    if (!xid_line) xid_line = ParseXidLine(text);
+    return *xid_line;
+  };
   // The number positions come last in the set; they are read before the messages use them.
   std::vector<size_t> positions;
   for (int index : matched) {
@@ -328,7 +335,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
           XidEvent event;
           event.number = *e.xid;
           event.nvswitch = e.nvswitch;
-          f = ForXid(ParseXidLine(text).value_or(event), Evidence::kPattern);
+          f = ForXid(xid().value_or(event), Evidence::kPattern);
         }
         // A secondary entry ("a CUDA call failed") is a fallback: it never hides a status the
         // same line prints.
@@ -340,7 +347,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
         names = true;
         break;
       case Rule::Kind::kXid:
-        if (auto event = ParseXidLine(text)) strong.push_back(ForXid(*event, Evidence::kXid));
+        if (const auto& event = xid()) strong.push_back(ForXid(*event, Evidence::kXid));
         break;
       case Rule::Kind::kMessage:
         if (!messages) FindMessages(text, positions, weak);

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "core/strings.h"
+
 namespace gpuprobe::doctor {
 namespace {
 
@@ -205,7 +207,7 @@ bool TerminatesSentence(std::string_view text) {
   return c == '.' || c == '!' || c == '?' || c == ')';
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+using core::StartsWith;
 
 bool IsNvrm(std::string_view message) { return StartsWith(message, "NVRM:"); }
 
@@ -257,9 +259,18 @@ LogLine ParseLogLine(std::string_view line) {
   return out;
 }
 
+bool StartsRecord(std::string_view previous, std::string_view line) {
+  auto continues = [](std::string_view message) { return IsNvrm(message) && !IsXidLine(message); };
+  std::string_view message = ParseLogLine(line).message;
+  if (!continues(message)) return true;
+  // Only an unfinished notice takes the next kernel line in (the rule of ForEachRecord).
+  std::string_view before = ParseLogLine(previous).message;
+  return !continues(before) || TerminatesSentence(before);
+}
+
 void ForEachRecord(std::string_view text, size_t max_line_bytes, const std::function<void(const LogRecord&)>& fn) {
   constexpr size_t kMaxJoinedBytes = 4096;
-  constexpr int kMaxJoinedLines = 12;
+  constexpr int kMaxJoinedLines = kMaxRecordLines - 1;
   LogRecord pending;
   bool has_pending = false;
   std::string joined;

@@ -31,6 +31,13 @@ struct LogLine {
   bool prefixed = false;
 };
 
+/// The most lines one record joins (a driver notice printed over several lines).
+constexpr int kMaxRecordLines = 13;
+
+/// True when `line`, after the line `previous`, starts a record whatever came before them (it
+/// cannot continue a kernel notice): where a log may be cut to be read in parts.
+bool StartsRecord(std::string_view previous, std::string_view line);
+
 /// Takes the log prefixes off one line (no newline inside). Unknown formats come back whole.
 LogLine ParseLogLine(std::string_view line);
 

@@ -4,16 +4,13 @@
 
 #include <algorithm>
 
+#include "core/strings.h"
 #include "doctor/cuda_compat.h"
 
 namespace gpuprobe::doctor {
 namespace {
 
-std::string Trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  return s;
-}
+using core::Trim;
 
 // NGC containers and the CUDA Compatibility guide put the cuda-compat libcuda first on
 // LD_LIBRARY_PATH; the version in its file name is the user-mode driver that programs use.

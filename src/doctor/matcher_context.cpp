@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 
+#include "core/strings.h"
 #include "doctor/status_table.h"
 
 namespace gpuprobe::doctor::internal {
@@ -13,12 +14,6 @@ RE2::Options CaseInsensitive() {
   options.set_log_errors(false);
   options.set_max_mem(kMaxRe2Memory);
   return options;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 namespace {

@@ -10,6 +10,8 @@
 
 #include <re2/re2.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::doctor::internal {
 
 /// The memory each RE2 (and the combined set) may use for its automata.
@@ -21,7 +23,7 @@ inline constexpr size_t kMaxRe2Memory = 256u << 20;
 inline constexpr int kSelfEvidentWords = 4;
 
 RE2::Options CaseInsensitive();
-std::string Lower(std::string_view text);
+using core::Lower;  // core/strings.h
 /// Whether `text` names `api` ("nccl", "cublas", ..., "xid", "cuda_driver", "cuda_runtime";
 /// the legacy numbering counts as the runtime).
 bool HasContext(std::string_view text, std::string_view api);

@@ -7,17 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/embedded_data.h"
+#include "core/strings.h"
 
 namespace gpuprobe::doctor {
 namespace {
 
 using nlohmann::json;
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using core::Lower;
 
 std::string StringField(const json& j, const char* key) {
   auto it = j.find(key);

@@ -6,6 +6,8 @@
 
 #include <re2/re2.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::doctor {
 namespace {
 
@@ -26,11 +28,7 @@ void Collect(std::string_view text, const RE2& re, std::vector<std::string>& out
   while (out.size() < kMaxItems && RE2::FindAndConsume(&input, re, &found)) AddOnce(out, found);
 }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using core::Lower;
 
 // Words of four letters or more, lower case (the unit KnowledgeBase::Closest counts in).
 std::set<std::string> Words(std::string_view text) {

@@ -25,7 +25,7 @@ std::string Show(const json& value) {
 
 Result<json> ParseConfigJson(std::string_view text, const std::string& label) {
   // Depth limit, syntax errors and numbers beyond a double (1e999) all come back as errors.
-  return core::ParseJsonInput(text, label);
+  return core::ParsePythonJsonInput(text, label);
 }
 
 ConfigReader::ConfigReader(const json& object, std::string label, std::string prefix)

@@ -4,15 +4,12 @@
 #include <set>
 #include <sstream>
 
+#include "core/strings.h"
+
 namespace gpuprobe::model {
 namespace {
 
-std::string Trim(std::string_view text) {
-  size_t b = text.find_first_not_of(" \t");
-  size_t e = text.find_last_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return std::string(text.substr(b, e - b + 1));
-}
+using core::Trim;
 
 bool HasWord(const std::string& list, const std::string& word) {
   std::istringstream in(list);
@@ -49,23 +46,14 @@ CpuIdentity ParseCpuInfo(std::string_view text) {
     } else if (key == "core id") {
       cores.insert({physical_id, value});
     } else if (key == "cpu family") {
-      try {
-        id.family = std::stoi(value);
-      } catch (...) {
-      }
+      if (auto family = core::ParseInt(value)) id.family = *family;
     } else if (key == "model") {
-      try {
-        id.model_number = std::stoi(value);
-      } catch (...) {
-      }
+      if (auto model_number = core::ParseInt(value)) id.model_number = *model_number;
     } else if (key == "flags" || key == "Features") {
       if (flags.empty()) flags = value;
     } else if (key == "cpu MHz") {
-      try {
-        double mhz = std::stod(value);
-        if (!id.max_mhz || mhz > *id.max_mhz) id.max_mhz = mhz;
-      } catch (...) {
-      }
+      std::optional<double> mhz = core::ParseDouble(value);
+      if (mhz && (!id.max_mhz || *mhz > *id.max_mhz)) id.max_mhz = *mhz;
     }
   }
   {

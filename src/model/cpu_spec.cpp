@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::model {
 
 VectorPipes FmaPipes(const CpuSpec& cpu) {
@@ -109,11 +111,8 @@ std::optional<double> DramPeakFromDmidecode(const std::string& text, std::string
       device_empty = value.rfind("No Module", 0) == 0;
       if (!device_empty) ++populated;
     } else if ((key == "Configured Memory Speed" || key == "Configured Clock Speed") && !device_empty) {
-      try {
-        double mts = std::stod(value);
-        if (mts > 0) speed = speed == 0 ? mts : std::min(speed, mts);
-      } catch (...) {
-      }
+      std::optional<double> mts = core::ParseDouble(value);
+      if (mts && *mts > 0) speed = speed == 0 ? *mts : std::min(speed, *mts);
     }
   }
   if (populated == 0 || speed <= 0) {

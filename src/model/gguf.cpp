@@ -57,15 +57,19 @@ class Cursor {
   std::uint64_t offset() const { return offset_; }
   void set_context(std::string context) { context_ = std::move(context); }
 
-  // Unavailable (read more) when the prefix ends inside the file; InvalidArgument when the
-  // file itself ends.
+  // When the prefix ends inside the file: an error that stops the parse, with the bytes
+  // needed kept in bytes_needed() (the caller reads more); InvalidArgument when the file
+  // itself ends.
   Status Need(std::uint64_t n) const {
     if (offset_ + n <= bytes_.size()) return Status::Ok();
     if (offset_ + n > file_size_ || bytes_.size() >= file_size_) {
       return Fail(fmt::format("needs {} bytes at offset {}, past the end of the {}-byte file", n, offset_, file_size_));
     }
-    return Status::Unavailable(std::to_string(offset_ + n));
+    bytes_needed_ = offset_ + n;
+    return Fail(fmt::format("needs {} bytes at offset {}, past the {} bytes read", n, offset_, bytes_.size()));
   }
+  /// Set when the parse stopped at the end of the prefix: the bytes of the file needed.
+  std::uint64_t bytes_needed() const { return bytes_needed_; }
   Status Fail(const std::string& what) const {
     return Status::InvalidArgument(fmt::format("{}: not a valid GGUF file: {}{}", label_, what,
                                                context_.empty() ? "" : " (after " + context_ + ")"));
@@ -98,6 +102,7 @@ class Cursor {
   std::uint64_t file_size_;
   const std::string& label_;
   std::uint64_t offset_ = 0;
+  mutable std::uint64_t bytes_needed_ = 0;
   std::string context_;
 };
 
@@ -149,10 +154,7 @@ Result<GgufValue> ReadValue(Cursor& c, std::uint32_t type, int depth) {
   return value;
 }
 
-}  // namespace
-
-Result<GgufFile> ParseGguf(std::string_view bytes, std::uint64_t file_size, const std::string& label) {
-  Cursor c(bytes, file_size, label);
+Result<GgufFile> ParseWith(Cursor& c, std::uint64_t file_size, const std::string& label) {
   GgufFile file;
   std::uint32_t magic = 0;
   GPUPROBE_ASSIGN_OR_RETURN(magic, c.Read<std::uint32_t>());
@@ -224,6 +226,27 @@ Result<GgufFile> ParseGguf(std::string_view bytes, std::uint64_t file_size, cons
     }
   }
   return file;
+}
+
+}  // namespace
+
+Result<GgufPrefix> ParseGgufPrefix(std::string_view bytes, std::uint64_t file_size, const std::string& label) {
+  Cursor c(bytes, file_size, label);
+  Result<GgufFile> parsed = ParseWith(c, file_size, label);
+  GgufPrefix out;
+  if (parsed.ok()) {
+    out.file = std::move(parsed.value());
+  } else if (c.bytes_needed() > 0) {
+    out.bytes_needed = c.bytes_needed();
+  } else {
+    return parsed.status();
+  }
+  return out;
+}
+
+Result<GgufFile> ParseGguf(std::string_view bytes, std::uint64_t file_size, const std::string& label) {
+  Cursor c(bytes, file_size, label);
+  return ParseWith(c, file_size, label);
 }
 
 }  // namespace gpuprobe::model

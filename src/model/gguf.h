@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,12 +53,23 @@ struct GgufFile {
   std::uint64_t data_offset = 0;   ///< where tensor data starts in the file
 };
 
+/// What a prefix of a GGUF file gives: the parsed file, or how many bytes of the file are needed
+/// at least to parse it (the prefix ends inside the metadata or the tensor infos).
+struct GgufPrefix {
+  std::optional<GgufFile> file;       ///< set when the prefix held every tensor info
+  std::uint64_t bytes_needed = 0;     ///< when `file` is unset: read at least this many bytes
+};
+
 /// Parses `bytes`, the first bytes of a GGUF file of `file_size` bytes. When `bytes` ends
-/// before the tensor infos do and the file is longer, returns Unavailable whose message is
-/// the number of bytes needed at least (the caller reads more and retries). Everything else
-/// wrong (bad magic, version 1, absurd counts or lengths, unknown tensor types, dimensions or
-/// offsets outside the file) is InvalidArgument naming `label`, the byte offset and the last
+/// before the tensor infos do and the file is longer, returns a GgufPrefix without a file and
+/// with the number of bytes needed at least (the caller reads more and retries). Everything
+/// else wrong (bad magic, version 1, absurd counts or lengths, unknown tensor types, dimensions
+/// or offsets outside the file) is InvalidArgument naming `label`, the byte offset and the last
 /// key or tensor read.
+core::Result<GgufPrefix> ParseGgufPrefix(std::string_view bytes, std::uint64_t file_size, const std::string& label);
+
+/// ParseGgufPrefix where `bytes` must hold every tensor info: the file, or InvalidArgument
+/// (a prefix that ends too early included).
 core::Result<GgufFile> ParseGguf(std::string_view bytes, std::uint64_t file_size, const std::string& label);
 
 }  // namespace gpuprobe::model

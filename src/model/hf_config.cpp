@@ -9,6 +9,7 @@
 #include "core/spelling.h"
 #include "model/config_reader.h"
 #include "model/families/recipes.h"
+#include "model/hf_template_shape.h"
 #include "model/quantization.h"
 
 namespace gpuprobe::model {
@@ -58,15 +59,31 @@ const std::vector<std::string>& SupportedModelTypes() {
   return kTypes;
 }
 
-Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label) {
+namespace {
+
+Result<json> ParseRoot(std::string_view json_text, const std::string& label) {
   auto parsed = ParseConfigJson(json_text, label);
   if (!parsed.ok()) {
     return Status::ParseError(parsed.status().message(), "a Hugging Face config.json is a JSON object");
   }
-  const json& root = *parsed;
-  if (!root.is_object()) {
-    return Status::ParseError(fmt::format("{}: expected a JSON object, got {}", label, root.type_name()));
+  if (!parsed->is_object()) {
+    return Status::ParseError(fmt::format("{}: expected a JSON object, got {}", label, parsed->type_name()));
   }
+  return parsed;
+}
+
+// The quantisation and the checks every reader's shape goes through.
+Result<ModelShape> Finish(const json& root, const std::string& label, ModelShape shape) {
+  // quantization_config sits at the top level (also for multimodal configs).
+  auto quant = ParseQuantizationConfig(root, label);
+  if (!quant.ok()) return quant.status();
+  shape.quant = *quant;
+  GPUPROBE_RETURN_IF_ERROR(ValidateShape(shape, label));
+  return shape;
+}
+
+// The recipes of model/families/, then the generic decoder.
+Result<ModelShape> RecipeShape(const json& root, const std::string& label) {
   std::string architecture;
   auto arch = root.find("architectures");
   if (arch != root.end() && arch->is_array() && !arch->empty() && (*arch)[0].is_string()) {
@@ -121,12 +138,48 @@ Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& 
   }
   if (!result.ok()) return result;
   if (config != &root) GPUPROBE_RETURN_IF_ERROR(AddVisionTower(root, label, *result));
-  // quantization_config sits at the top level (also for multimodal configs).
-  auto quant = ParseQuantizationConfig(root, label);
-  if (!quant.ok()) return quant.status();
-  result->quant = *quant;
-  GPUPROBE_RETURN_IF_ERROR(ValidateShape(*result, label));
-  return result;
+  return Finish(root, label, std::move(*result));
+}
+
+bool HasRecipe(const json& root) {
+  std::string type = StringAt(root, "model_type");
+  auto text = root.find("text_config");
+  if (text != root.end() && text->is_object() && !StringAt(*text, "model_type").empty()) type = StringAt(*text, "model_type");
+  if (families::FindFamily(type) != nullptr) return true;
+  auto arch = root.find("architectures");
+  if (type.empty() && arch != root.end() && arch->is_array() && !arch->empty() && (*arch)[0].is_string()) {
+    return families::FindFamily(families::ModelTypeFromArchitecture((*arch)[0].get<std::string>())) != nullptr;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label) {
+  json root;
+  GPUPROBE_ASSIGN_OR_RETURN(root, ParseRoot(json_text, label));
+  return RecipeShape(root, label);
+}
+
+Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label, const HfKnowledge& knowledge) {
+  json root;
+  GPUPROBE_ASSIGN_OR_RETURN(root, ParseRoot(json_text, label));
+  std::string type, alias;
+  const json* tpl = FindTemplate(knowledge, root, &type, &alias);
+  bool exact = tpl != nullptr && StringAt(*tpl, "status") == "exact";
+  Status template_error;
+  if (exact || (tpl != nullptr && !HasRecipe(root))) {
+    auto shape = ShapeFromTemplate(root, type, alias, *tpl, knowledge, label);
+    if (shape.ok()) return Finish(root, label, std::move(*shape));
+    template_error = shape.status();
+  }
+  auto recipe = RecipeShape(root, label);
+  if (recipe.ok() && !template_error.ok()) {
+    // The structure could not be evaluated for this file; the recipe's count is said to be one.
+    recipe->notes.push_back({"structure_failed", template_error.message()});
+  }
+  if (!recipe.ok() && !template_error.ok()) return template_error;
+  return recipe;
 }
 
 core::Status ValidateShape(const ModelShape& s, const std::string& label) {
@@ -162,7 +215,7 @@ core::Status ValidateShape(const ModelShape& s, const std::string& label) {
     estimate = L * (4.0 * h * ad + 3.0 * h * f * E) + 2.0 * static_cast<double>(s.vocab_size) * h;
   } else {
     estimate = s.embedding_params + s.final_norm_params + s.lm_head_params + s.pooler_params + s.mtp_params +
-               s.vision_params;
+               s.vision_params + s.audio_params + s.other_params;
     for (const LayerShape& l : s.layers) {
       estimate += l.mixer_params + l.norm_params + l.dense_mlp_params + l.shared_expert_params + l.router_params +
                   static_cast<double>(l.experts) * l.expert_params + l.KvElementsPerToken() + l.ssm_state_elements;

@@ -27,6 +27,15 @@ const std::vector<std::string>& SupportedModelTypes();
 /// and naming the model_type when it is unknown and the config does not describe a decoder.
 core::Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label);
 
+struct HfKnowledge;
+
+/// ParseHfConfig that counts every model type transformers knows from its generated structure
+/// (model/hf_template_shape.h) before the recipes: a template the type's generator validated
+/// as exact wins; a recipe comes next (remote-code models transformers does not ship); then an
+/// approximate template; then the generic decoder. JSON is read as Python writes it (NaN,
+/// Infinity). The shape's notes say which was used and what was assumed.
+core::Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& label, const HfKnowledge& knowledge);
+
 /// Shape flags a user can give instead of (or on top of) a config.
 struct ShapeFlags {
   std::optional<std::int64_t> layers, hidden, heads, kv_heads, vocab, intermediate;

@@ -193,6 +193,7 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
         case MixerKind::kSlidingAttention: ++sliding; break;
         case MixerKind::kMla: ++mla; break;
         case MixerKind::kSsm: ++ssm; break;
+        case MixerKind::kNone: break;
       }
     }
     Phrase layers;

@@ -24,6 +24,7 @@ double LayerTokenElements(const LayerShape& layer, int tp) {
     case MixerKind::kMla:
       return static_cast<double>(layer.latent_dim) * tp;  // the latent is replicated on every rank
     case MixerKind::kSsm:
+    case MixerKind::kNone:
       return 0;
   }
   return 0;
@@ -43,6 +44,7 @@ const char* MixerKindName(MixerKind kind) {
     case MixerKind::kSlidingAttention: return "sliding_attention";
     case MixerKind::kMla: return "mla";
     case MixerKind::kSsm: return "ssm";
+    case MixerKind::kNone: return "none";
   }
   return "?";
 }
@@ -85,7 +87,7 @@ void BuildUniformLayers(ModelShape& s) {
 ParamCount CountParameters(const ModelShape& shape) {
   ModelShape uniform;
   const ModelShape* s = &shape;
-  if (shape.layers.empty()) {
+  if (shape.layers.empty() && !shape.layers_counted) {
     uniform = shape;
     BuildUniformLayers(uniform);
     s = &uniform;
@@ -114,7 +116,9 @@ ParamCount CountParameters(const ModelShape& shape) {
   c.lm_head = Exact(s->lm_head_params);
   c.pooler = Exact(s->pooler_params);
   c.vision = Exact(s->vision_params);
-  c.total = c.embedding + c.attention + c.mlp + c.router + c.norms + c.lm_head + c.pooler + c.vision;
+  c.audio = Exact(s->audio_params);
+  c.other = Exact(s->other_params);
+  c.total = c.embedding + c.attention + c.mlp + c.router + c.norms + c.lm_head + c.pooler + c.vision + c.audio + c.other;
   c.active = c.total - c.mlp + c.mlp_active;
   c.mtp = Exact(s->mtp_params);
   c.checkpoint_total = c.total + c.mtp;
@@ -147,7 +151,7 @@ ParamCount CountParameters(const ModelShape& shape) {
 
 double KvBytesPerToken(const ModelShape& shape, double bytes_per_element, int tensor_parallel) {
   int tp = std::max(1, tensor_parallel);
-  if (shape.layers.empty()) {
+  if (shape.layers.empty() && !shape.layers_counted) {
     return 2.0 * static_cast<double>(shape.num_layers) * KvHeadsOverRanks(shape.num_kv_heads, tp) *
            static_cast<double>(shape.head_dim) * bytes_per_element;
   }
@@ -160,10 +164,12 @@ double KvCacheBytes(const ModelShape& shape, double bytes_per_element, double st
                     std::int64_t seq, std::int64_t batch, int tensor_parallel, std::int64_t block_tokens) {
   int tp = std::max(1, tensor_parallel);
   const double s = static_cast<double>(seq), b = static_cast<double>(batch);
-  if (shape.layers.empty()) return KvBytesPerToken(shape, bytes_per_element, tp) * RoundUp(s, block_tokens) * b;
+  if (shape.layers.empty() && !shape.layers_counted) return KvBytesPerToken(shape, bytes_per_element, tp) * RoundUp(s, block_tokens) * b;
   double bytes = 0;
   for (const LayerShape& l : shape.layers) {
-    if (l.mixer == MixerKind::kSsm) {
+    // Fixed per sequence: a recurrent state, and cross-attention K/V of the encoder output.
+    bytes += l.cross_kv_elements * bytes_per_element;
+    if (l.mixer == MixerKind::kSsm || l.mixer == MixerKind::kNone) {
       bytes += l.ssm_state_elements * state_bytes_per_element;
       continue;
     }

@@ -39,9 +39,10 @@ enum class MixerKind {
   kSlidingAttention,  ///< K and V of the last `window` tokens
   kMla,               ///< DeepSeek multi-head latent attention: one compressed latent per token
   kSsm,               ///< Mamba: a fixed-size state per sequence, nothing per token
+  kNone,              ///< no cache of its own (an MLP-only layer, an encoder layer)
 };
 
-/// "full_attention", "sliding_attention", "mla", "ssm".
+/// "full_attention", "sliding_attention", "mla", "ssm", "none".
 const char* MixerKindName(MixerKind kind);
 
 /// How a pre-quantised checkpoint stores its linear weights (config.json's
@@ -67,6 +68,9 @@ struct LayerShape {
   std::int64_t window = 0;         ///< tokens kept by a sliding-window layer
   std::int64_t latent_dim = 0;     ///< MLA: kv_lora_rank + qk_rope_head_dim elements per token
   double ssm_state_elements = 0;   ///< SSM: conv + recurrent state elements per sequence
+  /// Cross-attention K and V of the encoder's output, per sequence (encoder-decoders): fixed
+  /// by the encoder's length, not by the tokens generated.
+  double cross_kv_elements = 0;
 
   double mixer_params = 0;         ///< attention / MLA / SSM mixer, with its biases and q/k norms
   double norm_params = 0;          ///< the layer's own norms
@@ -121,6 +125,9 @@ struct ModelShape {
 
   // --- the counted model ---
   std::vector<LayerShape> layers;        ///< one entry per layer; empty: BuildUniformLayers
+  /// The per-layer list is authoritative even when empty (a model with no decoder stack of
+  /// its own, such as a speech encoder-decoder counted whole in its towers).
+  bool layers_counted = false;
   double embedding_params = 0;           ///< token (+ positions, token types, embedding norm)
   double final_norm_params = 0;
   double lm_head_params = 0;             ///< 0 when tied; includes a head bias
@@ -129,6 +136,10 @@ struct ModelShape {
   /// multi-token-prediction layer (num_nextn_predict_layers), with its own embedding and head copies.
   double mtp_params = 0;
   double vision_params = 0;              ///< vision tower + projector, when its config is present
+  double audio_params = 0;               ///< audio tower (whisper's encoder, omni models)
+  /// Stored parameters outside the decoder stack that are none of the above (an encoder stack
+  /// of a text encoder-decoder, extra heads): counted in the total, split like the layers.
+  double other_params = 0;
 
   /// Set when the shape was not read but assumed (only --params given): the reference model
   /// whose layout was taken ("Llama-2-70B"); the view says so with the shape's figures.
@@ -156,6 +167,8 @@ struct ParamCount {
   std::int64_t lm_head = 0;       ///< 0 when tied
   std::int64_t pooler = 0;
   std::int64_t vision = 0;        ///< vision tower + projector (included in total)
+  std::int64_t audio = 0;         ///< audio tower (included in total)
+  std::int64_t other = 0;         ///< outside the decoder stack and the above (included in total)
   std::int64_t total = 0;         ///< everything loaded to serve the model
   std::int64_t active = 0;        ///< touched per token: total minus the experts not routed to
   std::int64_t mtp = 0;           ///< stored in the checkpoint, not in total (DeepSeek-V3 MTP)

@@ -1,7 +1,7 @@
 // Phrase: a sentence the model wants to say, as a text-catalogue key plus typed arguments.
 // model/ is pure and knows no language, so it never words a sentence itself: it names the
 // text (data/texts/<lang>/<area>.json) and hands over its figures with their kind (bytes,
-// a parameter count, seconds, ...). The view (cli/phrase_text.h) formats each figure the way
+// a parameter count, seconds, ...). The view (report/phrase_text.h) formats each figure the way
 // the reader's language writes it (70B beside "700 亿" in Chinese) and fills the text in.
 //
 // Thread safety: plain values.

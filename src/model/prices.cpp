@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/strings.h"
 #include "model/quantity.h"
 
 namespace gpuprobe::model {
@@ -17,12 +18,7 @@ core::Status RowError(size_t row, const std::string& field, const std::string& w
   return core::Status::ParseError(fmt::format("GPU price table, row {}: field '{}' {}", row + 1, field, what));
 }
 
-std::string Trim(std::string_view text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
-}
+using core::Trim;
 
 }  // namespace
 
@@ -101,14 +97,10 @@ core::Result<std::pair<std::string, double>> ParsePriceFlag(std::string_view val
   GPUPROBE_RETURN_IF_ERROR(CheckGpuName(gpu, "--price"));
   if (amount.size() > 2 && amount.compare(amount.size() - 2, 2, "/h") == 0) amount.resize(amount.size() - 2);
   if (!amount.empty() && amount.front() == '$') amount.erase(0, 1);
-  double usd = 0;
   size_t used = 0;
-  try {
-    usd = std::stod(amount, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != amount.size()) {
+  std::optional<double> parsed = core::ParseDouble(amount, &used);
+  const double usd = parsed.value_or(0);
+  if (!parsed || used == 0 || used != amount.size()) {
     return core::Status::InvalidArgument(fmt::format("--price '{}': '{}' is not a price in US dollars per hour", value, amount));
   }
   GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kPrice, usd, "--price"));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/strings.h"
 #include "model/config_reader.h"
 
 namespace gpuprobe::model {
@@ -16,9 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
+using core::EndsWith;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include "core/input_limits.h"
 #include "core/spelling.h"
+#include "core/strings.h"
 
 namespace gpuprobe::model {
 namespace {
@@ -16,11 +17,7 @@ using core::Result;
 using core::Status;
 using nlohmann::json;
 
-std::string Lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
+using core::Lower;
 
 // Words of a name: runs of letters or digits, lower-cased ("A100 SXM4 80GB" -> a100 sxm4 80gb).
 std::vector<std::string> Words(std::string_view text) {
@@ -249,6 +246,28 @@ std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query)
       words.insert(words.end(), more.begin(), more.end());
     }
     if (WordsMatch(query_words, words)) out.push_back(&g);
+  }
+  if (out.size() > 1) {
+    // A name whose words are exactly the query's (vendor and brand words aside) wins over the
+    // ones the query only begins: "rtx 3090" is the RTX 3090, not also the 3090 Ti.
+    auto significant = [](std::vector<std::string> words) {
+      static const char* kBrand[] = {"nvidia", "geforce", "tesla", "amd", "radeon", "instinct"};
+      words.erase(std::remove_if(words.begin(), words.end(),
+                                 [](const std::string& w) {
+                                   return std::find(std::begin(kBrand), std::end(kBrand), w) != std::end(kBrand);
+                                 }),
+                  words.end());
+      std::sort(words.begin(), words.end());
+      return words;
+    };
+    std::vector<std::string> wanted = significant(query_words);
+    std::vector<const GpuSpec*> exact;
+    for (const GpuSpec* g : out) {
+      bool same = significant(Words(g->name)) == wanted;
+      for (const auto& alias : g->aliases) same = same || significant(Words(alias)) == wanted;
+      if (same) exact.push_back(g);
+    }
+    if (exact.size() == 1) return exact;
   }
   if (!out.empty()) return out;
   std::string id = NormalisePciId(query);

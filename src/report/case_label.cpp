@@ -1,7 +1,8 @@
 #include "report/case_label.h"
 
-#include <regex>
 #include <vector>
+
+#include <re2/re2.h>
 
 namespace gpuprobe::report {
 namespace {
@@ -48,10 +49,13 @@ const std::vector<Form>& Forms() {
 
 std::string Part(const std::string& part, const Texts& texts) {
   for (const Form& form : Forms()) {
-    std::smatch m;
-    if (!std::regex_match(part, m, std::regex(form.pattern))) continue;
-    return Tr(texts, std::string("bench.case.") + form.key, fmt::arg("a", m.size() > 1 ? m[1].str() : ""),
-              fmt::arg("b", m.size() > 2 ? m[2].str() : ""));
+    // At most two captures in any form; absent ones stay empty.
+    RE2 re(form.pattern);
+    std::string a, b;
+    int groups = re.NumberOfCapturingGroups();
+    bool hit = groups >= 2 ? RE2::FullMatch(part, re, &a, &b) : groups == 1 ? RE2::FullMatch(part, re, &a) : RE2::FullMatch(part, re);
+    if (!hit) continue;
+    return Tr(texts, std::string("bench.case.") + form.key, fmt::arg("a", a), fmt::arg("b", b));
   }
   return part;  // a size ("64 KiB"), an order ("n=1024"), a duration ("60 s"), a name ("OpenMP")
 }

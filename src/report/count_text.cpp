@@ -7,17 +7,14 @@
 #include "core/units.h"
 
 namespace gpuprobe::report {
-namespace {
 
-// FormatSignificant keeps trailing zeros ("70.0"); Chinese magnitudes read without them.
+// FormatSignificant keeps trailing zeros ("70.0"); magnitudes and factors read without them.
 std::string DropTrailingZeros(std::string text) {
   if (text.find('.') == std::string::npos) return text;
   while (!text.empty() && text.back() == '0') text.pop_back();
   if (!text.empty() && text.back() == '.') text.pop_back();
   return text;
 }
-
-}  // namespace
 
 std::string FormatCountZh(double count) {
   if (!std::isfinite(count)) return "-";

@@ -12,6 +12,10 @@
 
 namespace gpuprobe::report {
 
+/// `text` (a formatted decimal) without trailing zeros after the point: "2.00" -> "2",
+/// "0.50" -> "0.5"; unchanged without a point.
+std::string DropTrailingZeros(std::string text);
+
 /// "70 亿" (7e9), "1.2 万亿" (1.2e12), "3.5 亿" (3.5e8), "1.25 万" (12,500), "8192" (below
 /// 10,000): three significant digits, trailing zeros dropped; "-" for a non-finite count.
 std::string FormatCountZh(double count);

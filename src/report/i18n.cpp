@@ -105,4 +105,8 @@ const std::string& Texts::Get(const std::string& key) const {
 
 bool Texts::Has(const std::string& key) const { return primary_.count(key) > 0 || fallback_.count(key) > 0; }
 
+std::string QuotedValue(const std::string& value, const Texts& texts) {
+  return Tr(texts, "inspect.quoted", fmt::arg("value", value));
+}
+
 }  // namespace gpuprobe::report

@@ -48,6 +48,10 @@ class Texts {
   std::map<std::string, std::string> fallback_;
 };
 
+/// A value copied from input with no text of ours (a GPU's name, an unknown mode, a field
+/// name): as written, inside quotes in Chinese (it is data, not a sentence of ours).
+std::string QuotedValue(const std::string& value, const Texts& texts);
+
 /// Formats text `key` with named fmt arguments; a broken translation falls back to the raw
 /// text (a test renders every text with its placeholders, so this is never seen in practice).
 template <typename... Args>

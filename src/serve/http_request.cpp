@@ -4,16 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::serve {
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using core::Lower;
 
-std::string_view Trim(std::string_view text) {
+// Optional white space as HTTP defines it (RFC 9110 5.6.3): spaces and tabs only.
+std::string_view TrimOws(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
   return text;
@@ -79,7 +78,7 @@ HttpParse ParseHttpRequest(std::string_view input, const HttpLimits& limits) {
       if (!IsTokenChar(c)) return Error(400);
     }
     if (r.headers.size() >= limits.max_headers) return Error(431);
-    r.headers.emplace_back(Lower(h.substr(0, colon)), std::string(Trim(h.substr(colon + 1))));
+    r.headers.emplace_back(Lower(h.substr(0, colon)), std::string(TrimOws(h.substr(colon + 1))));
   }
   for (const auto& [name, value] : r.headers) {
     if (name == "connection") {
@@ -88,7 +87,7 @@ HttpParse ParseHttpRequest(std::string_view input, const HttpLimits& limits) {
       if (v.find("keep-alive") != std::string::npos) r.keep_alive = true;
     } else if (name == "transfer-encoding") {
       return Error(501);  // no request here has a body
-    } else if (name == "content-length" && Trim(value) != "0") {
+    } else if (name == "content-length" && TrimOws(value) != "0") {
       return Error(413);
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/strings.h"
 #include "telemetry/text_cells.h"
 
 namespace gpuprobe::telemetry {
@@ -17,10 +18,7 @@ size_t Indent(const std::string& line) {
   return i == std::string::npos ? line.size() : i;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using core::Lower;
 
 bool IsManagerLine(const std::string& lower) {
   return lower.find("fabricmanager") != std::string::npos || lower.find("fabric manager") != std::string::npos;

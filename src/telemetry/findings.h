@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "telemetry/snapshot.h"
 
 namespace gpuprobe::telemetry {
@@ -34,11 +35,6 @@ struct Fact {
 };
 
 /// A named value for the evidence sentence ("temp" = "87").
-struct TextArg {
-  std::string name;
-  std::string value;
-};
-
 struct Finding {
   std::string id;           ///< memory_nearly_full, thermal_slowdown_reached, ...
   Severity severity = Severity::kInfo;
@@ -46,7 +42,7 @@ struct Finding {
   /// The evidence sentence is text "finding.<id>.evidence" or, with a variant,
   /// "finding.<id>.evidence.<variant>", formatted with `args`.
   std::string variant;
-  std::vector<TextArg> args;
+  core::MessageArgs args;
   /// Further sentences (text keys "finding.note.<name>"), formatted with the same args.
   std::vector<std::string> notes;
   std::vector<Fact> facts;             ///< every field the rule used, with its value

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "core/strings.h"
+
 namespace gpuprobe::telemetry {
 namespace {
 
@@ -23,11 +25,6 @@ std::string Numbers(const std::vector<int>& v) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : "; ") + s;
-  return out;
-}
 
 TopoFinding Make(const std::string& id, Severity severity) {
   TopoFinding f;
@@ -59,7 +56,7 @@ void Inactive(const NvLinkOutput& out, std::vector<TopoFinding>* findings) {
     f.facts.push_back({GpuName(*g) + " inactive links", Numbers(inactive)});
     parts.push_back(fmt::format("{}: {} / {} ({})", GpuName(*g), inactive.size(), g->links.size(), Numbers(inactive)));
   }
-  f.args = {{"gpus", Join(parts)}, {"active", std::to_string(ActiveLinks(*partial.front()).size())}};
+  f.args = {{"gpus", core::Join(parts, "; ")}, {"active", std::to_string(ActiveLinks(*partial.front()).size())}};
   findings->push_back(std::move(f));
 }
 
@@ -102,7 +99,7 @@ void SlowLinks(const NvLinkOutput& out, std::vector<TopoFinding>* findings) {
   }
   if (parts.empty()) return;
   f.devices.erase(std::unique(f.devices.begin(), f.devices.end()), f.devices.end());
-  f.args = {{"links", Join(parts)}};
+  f.args = {{"links", core::Join(parts, "; ")}};
   findings->push_back(std::move(f));
 }
 
@@ -121,7 +118,7 @@ void Errors(const NvLinkOutput& out, std::vector<TopoFinding>* findings) {
     }
   }
   if (parts.empty()) return;
-  f.args = {{"links", Join(parts)}};
+  f.args = {{"links", core::Join(parts, "; ")}};
   findings->push_back(std::move(f));
 }
 

@@ -2,26 +2,29 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+
+#include <re2/re2.h>
+
+#include "core/input_limits.h"
 
 namespace gpuprobe::telemetry {
 namespace {
 
-const std::regex& GpuLineRe() {
+const RE2& GpuLineRe() {
   // "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)"; old drivers print no UUID.
-  static const std::regex re(R"(^\s*GPU ([0-9]{1,4}): (.*?)(?: \(UUID: ([^)]*)\))?\s*$)");
+  static const RE2 re(R"(^\s*GPU ([0-9]{1,4}): (.*?)(?: \(UUID: ([^)]*)\))?\s*$)");
   return re;
 }
-const std::regex& LinkLineRe() {
-  static const std::regex re(R"(^\s*Link ([0-9]{1,3}): (.*?)\s*$)");
+const RE2& LinkLineRe() {
+  static const RE2 re(R"(^\s*Link ([0-9]{1,3}): (.*?)\s*$)");
   return re;
 }
-const std::regex& CapsLineRe() {
-  static const std::regex re(R"(^\s*Link ([0-9]{1,3}), (.*?): (true|false)\s*$)");
+const RE2& CapsLineRe() {
+  static const RE2 re(R"(^\s*Link ([0-9]{1,3}), (.*?): (true|false)\s*$)");
   return re;
 }
-const std::regex& ElisionRe() {
-  static const std::regex re(R"(^\s*\[?\s*(\.\.\.|\xE2\x80\xA6|snip)\s*\]?\s*$)");
+const RE2& ElisionRe() {
+  static const RE2 re(R"(^\s*\[?\s*(\.\.\.|…|snip)\s*\]?\s*$)");
   return re;
 }
 
@@ -38,25 +41,25 @@ std::optional<std::uint64_t> Count(const std::string& digits) {
 
 // The part after "Link N: " of -s, -e and -R.
 bool ReadLinkValue(const std::string& value, NvLinkLink* link, NvLinkOutput* out) {
-  static const std::regex speed(R"(([0-9]{1,5}(?:\.[0-9]{1,6})?) GB/s)");
-  static const std::regex counter(R"((Replay|Recovery|CRC) Errors: ([0-9]{1,19}))");
-  static const std::regex remote(R"(Remote Device (\S+): Link ([0-9]{1,4}))");
-  std::smatch m;
+  static const RE2 speed(R"(([0-9]{1,5}(?:\.[0-9]{1,6})?) GB/s)");
+  static const RE2 counter(R"((Replay|Recovery|CRC) Errors: ([0-9]{1,19}))");
+  static const RE2 remote(R"(Remote Device (\S+): Link ([0-9]{1,4}))");
+  std::string number, kind, device;
   if (value == "<inactive>") {
     link->inactive = true;
     out->has_status = true;
-  } else if (std::regex_match(value, m, speed)) {
-    link->speed_gbps = std::stod(m[1]);
+  } else if (RE2::FullMatch(value, speed, &number)) {
+    link->speed_gbps = std::stod(number);
     out->has_status = true;
-  } else if (std::regex_match(value, m, counter)) {
-    auto n = Count(m[2]);
-    if (m[1] == "Replay") link->replay_errors = n;
-    if (m[1] == "Recovery") link->recovery_errors = n;
-    if (m[1] == "CRC") link->crc_errors = n;
+  } else if (RE2::FullMatch(value, counter, &kind, &number)) {
+    auto n = Count(number);
+    if (kind == "Replay") link->replay_errors = n;
+    if (kind == "Recovery") link->recovery_errors = n;
+    if (kind == "CRC") link->crc_errors = n;
     out->has_errors = true;
-  } else if (std::regex_match(value, m, remote)) {
-    link->remote_device = m[1];
-    link->remote_link = std::stoi(m[2]);
+  } else if (RE2::FullMatch(value, remote, &device, &number)) {
+    link->remote_device = device;
+    link->remote_link = std::stoi(number);
     out->has_remote = true;
   } else {
     return false;
@@ -65,6 +68,13 @@ bool ReadLinkValue(const std::string& value, NvLinkLink* link, NvLinkOutput* out
 }
 
 }  // namespace
+
+NvLinkLink* NvLinkGpu::FindLink(int link_index) {
+  for (auto& l : links) {
+    if (l.index == link_index) return &l;
+  }
+  return nullptr;
+}
 
 NvLinkLink& NvLinkGpu::Link(int link_index) {
   for (auto& l : links) {
@@ -84,11 +94,11 @@ bool LooksLikeNvLinkOutput(std::string_view text) {
     std::string line = head.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     start = nl == std::string::npos ? head.size() : nl + 1;
-    if (std::regex_match(line, GpuLineRe())) {
+    if (RE2::FullMatch(line, GpuLineRe())) {
       gpu_line = true;
       continue;
     }
-    if (gpu_line && (std::regex_match(line, LinkLineRe()) || std::regex_match(line, CapsLineRe()) || AllInactiveMessage(line))) return true;
+    if (gpu_line && (RE2::FullMatch(line, LinkLineRe()) || RE2::FullMatch(line, CapsLineRe()) || AllInactiveMessage(line))) return true;
   }
   return false;
 }
@@ -106,16 +116,23 @@ core::Result<NvLinkOutput> ParseNvLinkOutput(std::string_view text) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_match(line, m, GpuLineRe())) {
+    // The budget before the link is made: finding a link walks the GPU's list.
+    auto over_budget = [&](const std::string& index) {
+      return gpu != nullptr && gpu->links.size() >= core::limits::kLinksPerGpu && gpu->FindLink(std::stoi(index)) == nullptr;
+    };
+    std::string number, name, uuid, value;
+    if (RE2::FullMatch(line, GpuLineRe(), &number, &name, &uuid)) {
+      if (out.gpus.size() >= core::limits::kGpusPerCapture) {
+        return core::limits::OverLimit("nvidia-smi nvlink", "gpus", out.gpus.size() + 1, core::limits::kGpusPerCapture);
+      }
       out.gpus.push_back(NvLinkGpu{});
       gpu = &out.gpus.back();
-      gpu->index = std::stoi(m[1]);
-      gpu->name = m[2];
-      gpu->uuid = m[3];
+      gpu->index = std::stoi(number);
+      gpu->name = name;
+      gpu->uuid = uuid;
       continue;
     }
-    if (std::regex_match(line, ElisionRe())) {
+    if (RE2::FullMatch(line, ElisionRe())) {
       if (gpu != nullptr) gpu->elided = true;
       std::string mark = line.substr(line.find_first_not_of(" \t"));
       out.notes.push_back({"elided", gpu ? "GPU " + std::to_string(gpu->index) : "", mark, line_no});
@@ -130,12 +147,17 @@ core::Result<NvLinkOutput> ParseNvLinkOutput(std::string_view text) {
       out.has_status = true;
       continue;
     }
-    if (std::regex_match(line, m, CapsLineRe())) {
-      if (m[2] == "P2P is supported") gpu->Link(std::stoi(m[1])).p2p_supported = m[3] == "true";
+    std::string capability, flag;
+    if (RE2::FullMatch(line, CapsLineRe(), &number, &capability, &flag)) {
+      if (over_budget(number)) return core::limits::OverLimit("nvidia-smi nvlink", "links", gpu->links.size() + 1, core::limits::kLinksPerGpu);
+      if (capability == "P2P is supported") gpu->Link(std::stoi(number)).p2p_supported = flag == "true";
       out.has_caps = true;
       continue;
     }
-    if (std::regex_match(line, m, LinkLineRe()) && ReadLinkValue(m[2], &gpu->Link(std::stoi(m[1])), &out)) continue;
+    if (RE2::FullMatch(line, LinkLineRe(), &number, &value)) {
+      if (over_budget(number)) return core::limits::OverLimit("nvidia-smi nvlink", "links", gpu->links.size() + 1, core::limits::kLinksPerGpu);
+      if (ReadLinkValue(value, &gpu->Link(std::stoi(number)), &out)) continue;
+    }
     out.notes.push_back({"unread", "GPU " + std::to_string(gpu->index), line.substr(line.find_first_not_of(" \t")), line_no});
   }
   if (out.gpus.empty()) return core::Status::ParseError("nvidia-smi nvlink: no 'GPU N: <name>' line");

@@ -37,6 +37,8 @@ struct NvLinkGpu {
   std::vector<NvLinkLink> links;
   /// The link with this index (created when absent).
   NvLinkLink& Link(int link_index);
+  /// The link with this index, or null.
+  NvLinkLink* FindLink(int link_index);
 };
 
 struct NvLinkOutput {
@@ -49,7 +51,8 @@ struct NvLinkOutput {
 /// all-inactive message.
 bool LooksLikeNvLinkOutput(std::string_view text);
 
-/// ParseError when no GPU line is found.
+/// ParseError when no GPU line is found; InvalidArgument (OverLimit) beyond the budgets of
+/// GPUs per file and links per GPU (core/input_limits.h).
 core::Result<NvLinkOutput> ParseNvLinkOutput(std::string_view text);
 
 }  // namespace gpuprobe::telemetry

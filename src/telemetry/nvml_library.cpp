@@ -141,6 +141,13 @@ NvmlLibrary::~NvmlLibrary() {
   if (initialised_ && fn_.shutdown != nullptr) fn_.shutdown();
 }
 
+core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) {
+  auto nvml = Load(path);
+  if (!nvml.ok()) return nvml.status();
+  GPUPROBE_RETURN_IF_ERROR((*nvml)->Init());
+  return nvml;
+}
+
 core::Status NvmlLibrary::Init() {
   nvmlReturn_t code = fn_.init();
   if (code != NVML_SUCCESS) return StatusFromNvml("NVML initialisation failed", code, ErrorString(code));

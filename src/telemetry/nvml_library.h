@@ -80,6 +80,9 @@ class NvmlLibrary {
   /// libnvidia-ml.so, and resolves the symbols. Unavailable with the loader's message, or
   /// naming the first missing required symbol.
   static core::Result<std::unique_ptr<NvmlLibrary>> Load(const std::string& path = {});
+  /// Load(path) then Init(): the library ready to read, the one way every reader opens NVML
+  /// (doctor alone calls nvmlInit itself, to word the raw code). Load's or Init's Status.
+  static core::Result<std::unique_ptr<NvmlLibrary>> Open(const std::string& path = {});
   ~NvmlLibrary();
 
   /// nvmlInit; a Status with the meaning of NVML's code (driver not loaded, library/driver

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "core/strings.h"
+
 namespace gpuprobe::telemetry {
 namespace {
 
@@ -21,10 +23,7 @@ std::optional<std::string> LevelCode(int level) {
   }
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using core::Lower;
 
 // Bus ids are compared without case and without the domain's width ("00000000:05:00.0" and
 // "0000:05:00.0" are one device).

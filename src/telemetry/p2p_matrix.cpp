@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
+
+#include <re2/re2.h>
 
 #include "telemetry/text_cells.h"
 
@@ -15,8 +16,8 @@ const auto& Tokens = cells::SplitWhitespace;
 
 
 bool IsGpu(const std::string& t) {
-  static const std::regex re("GPU[0-9]{1,4}");
-  return std::regex_match(t, re);
+  static const RE2 re("GPU[0-9]{1,4}");
+  return RE2::FullMatch(t, re);
 }
 
 bool IsStatus(const std::string& t) {

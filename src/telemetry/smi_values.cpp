@@ -8,13 +8,6 @@
 
 namespace gpuprobe::telemetry::smi {
 
-std::string Trim(std::string_view text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
-}
-
 bool IsAbsent(std::string_view raw) {
   std::string cell = Trim(raw);
   if (cell.empty()) return true;

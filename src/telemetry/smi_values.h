@@ -15,11 +15,12 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/strings.h"
 
 namespace gpuprobe::telemetry::smi {
 
-/// Leading and trailing spaces, tabs and newlines removed.
-std::string Trim(std::string_view text);
+/// Leading and trailing white space removed (core/strings.h).
+using core::Trim;
 /// True for every absent-value spelling (bracketed cells, N/A, deprecation sentences,
 /// "Not available in WDDM driver model", empty).
 bool IsAbsent(std::string_view cell);

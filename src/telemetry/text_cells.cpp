@@ -4,12 +4,6 @@
 
 namespace gpuprobe::telemetry::cells {
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 std::vector<std::string> Lines(std::string_view text) {
   std::vector<std::string> lines;

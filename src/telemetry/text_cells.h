@@ -10,10 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/strings.h"
+
 namespace gpuprobe::telemetry::cells {
 
-/// `s` without leading and trailing blanks (space, tab, CR, LF).
-std::string Trim(std::string_view s);
+/// `s` without leading and trailing white space (core/strings.h).
+using core::Trim;
 
 /// The lines of `text`, each without its '\n' and a trailing '\r'. A final empty line after
 /// the last '\n' is not returned.

@@ -33,7 +33,7 @@ struct TopoFinding {
   Severity severity = Severity::kWarn;
   std::string variant;              ///< selects "...evidence.<variant>" when not empty
   std::vector<std::string> devices; ///< the GPUs concerned ("GPU0", ...)
-  std::vector<TextArg> args;        ///< values for the evidence sentence
+  core::MessageArgs args;           ///< values for the evidence sentence
   std::vector<Fact> facts;          ///< the matrix cells used ("GPU0-GPU5" = "SYS")
   std::string EvidenceKey() const;
 };

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
+#include <re2/re2.h>
+
+#include "core/strings.h"
 #include "telemetry/text_cells.h"
 
 namespace gpuprobe::telemetry {
@@ -17,55 +19,56 @@ using cells::Trim;
 
 // The link codes of every driver's legend: X, NV#, PIX, PXB, PHB, NODE, SYS, and SOC (the
 // name SYS had before NODE was split from it).
-const std::regex& LinkCodeRe() {
-  static const std::regex re("X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC");
+const RE2& LinkCodeRe() {
+  static const RE2 re("(X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC)");
   return re;
 }
 // One or more link codes written without the tab between them ("NODENODE", "NODEPXB").
-const std::regex& GluedCodesRe() {
-  static const std::regex re("(X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC)+");
+const RE2& GluedCodesRe() {
+  static const RE2 re("(X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC)+");
   return re;
 }
 // A cell that is meant to be a link code even if it is not one we know: upper-case letters,
 // perhaps a number (a future legend's code); affinity cells are digits or "N/A".
-const std::regex& CodeLikeRe() {
-  static const std::regex re("[A-Z]+[0-9]*#?");
+const RE2& CodeLikeRe() {
+  static const RE2 re("[A-Z]+[0-9]*#?");
   return re;
 }
-const std::regex& CpuListRe() {
-  static const std::regex re("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*|N/A");
+const RE2& CpuListRe() {
+  static const RE2 re("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*|N/A");
   return re;
 }
-const std::regex& NumaRe() {
-  static const std::regex re("[0-9]+|N/A");
+const RE2& NumaRe() {
+  static const RE2 re("[0-9]+|N/A");
   return re;
 }
 
-bool IsLinkCode(const std::string& cell) { return std::regex_match(cell, LinkCodeRe()); }
+// Every match of `re` (one capture group) in `text`, left to right.
+std::vector<std::string> AllMatches(const std::string& text, const RE2& re) {
+  std::vector<std::string> out;
+  re2::StringPiece input(text);
+  std::string match;
+  while (RE2::FindAndConsume(&input, re, &match)) out.push_back(match);
+  return out;
+}
+
+bool IsLinkCode(const std::string& cell) { return RE2::FullMatch(cell, LinkCodeRe()); }
 
 bool IsGpuName(const std::string& name) {
-  static const std::regex re("GPU[0-9]+");
-  return std::regex_match(name, re);
+  static const RE2 re("GPU[0-9]+");
+  return RE2::FullMatch(name, re);
 }
 
 // A header's device cells can be glued ("NIC8NIC9"): split them where a new GPU/NIC name
 // starts. Other names (mlx5_0) are kept whole.
 std::vector<std::string> SplitGluedNames(const std::string& token) {
-  static const std::regex whole("((GPU|NIC)[0-9]+){2,}");
-  static const std::regex one("(GPU|NIC)[0-9]+");
-  if (!std::regex_match(token, whole)) return {token};
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(token.begin(), token.end(), one); it != std::sregex_iterator(); ++it) out.push_back(it->str());
-  return out;
+  static const RE2 whole("(?:(?:GPU|NIC)[0-9]+){2,}");
+  static const RE2 one("((?:GPU|NIC)[0-9]+)");
+  if (!RE2::FullMatch(token, whole)) return {token};
+  return AllMatches(token, one);
 }
 
-std::vector<std::string> SplitGluedCodes(const std::string& cell) {
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(cell.begin(), cell.end(), LinkCodeRe()); it != std::sregex_iterator(); ++it) {
-    out.push_back(it->str());
-  }
-  return out;
-}
+std::vector<std::string> SplitGluedCodes(const std::string& cell) { return AllMatches(cell, LinkCodeRe()); }
 
 struct Header {
   std::vector<std::string> devices;
@@ -105,11 +108,7 @@ void Note(TopologyMatrix* m, std::string id, std::string device, std::string det
   m->notes.push_back({std::move(id), std::move(device), std::move(detail), line});
 }
 
-std::string Join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
+using core::Join;
 
 // The affinity cells after the link codes. With tabs, the CPU Affinity cell is the first one
 // even when empty (a Slurm job's cgroup can leave no CPU); the other columns take the next
@@ -129,8 +128,8 @@ void ReadAffinity(const std::vector<std::string>& rest, bool tabbed, const Heade
       if (at < rest.size()) value = rest[at++];
     }
     if (!value) continue;
-    const std::regex& re = column == "cpu" ? CpuListRe() : NumaRe();
-    if (!value->empty() && !std::regex_match(*value, re)) {
+    const RE2& re = column == "cpu" ? CpuListRe() : NumaRe();
+    if (!value->empty() && !RE2::FullMatch(*value, re)) {
       Note(m, "bad_affinity", d->name, *value, line);
       continue;
     }
@@ -158,10 +157,10 @@ void ReadRow(const std::string& text, size_t row, const Header& h, TopologyMatri
     const std::string& cell = cells[at];
     if (IsLinkCode(cell)) {
       links.push_back(ParseLinkCode(cell));
-    } else if (std::regex_match(cell, GluedCodesRe())) {
+    } else if (RE2::FullMatch(cell, GluedCodesRe())) {
       for (const auto& code : SplitGluedCodes(cell)) links.push_back(ParseLinkCode(code));
       glued = true;
-    } else if (std::regex_match(cell, CodeLikeRe())) {
+    } else if (RE2::FullMatch(cell, CodeLikeRe())) {
       links.push_back(TopoLink{LinkKind::kUnknown, 0, cell});
       unknown.push_back(cell);
     } else {
@@ -308,7 +307,7 @@ bool LooksLikeTopologyMatrix(std::string_view text) {
       // `topo -p2p` prints the same shape with status codes (OK, NS, GNS): a link matrix has
       // a link code besides X, or (one GPU) the affinity columns.
       bool link_code = std::any_of(tokens.begin() + 1, tokens.end(), [](const std::string& t) {
-        return t != "X" && std::regex_match(t, GluedCodesRe());
+        return t != "X" && RE2::FullMatch(t, GluedCodesRe());
       });
       if (link_code || !h.columns.empty()) return true;
     }

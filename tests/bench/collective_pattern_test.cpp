@@ -3,6 +3,9 @@
 // machine is only as good as these.
 #include "bench/collective_pattern.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace gpuprobe::bench {
@@ -92,6 +95,56 @@ TEST(CollectivePatternTest, VerifyRangesCoverEachBlocksEnds) {
   EXPECT_EQ(checked, 8u * 256);
   for (size_t i = 1; i < r.size(); ++i) EXPECT_LT(r[i - 1].second, r[i].first);
   EXPECT_TRUE(VerifyRanges(0, 4, 256).empty());
+}
+
+// The compare kernel's loop, replayed on the host: every element of an output against the
+// closed-form values. An 8 GiB all-reduce once had ~4,096 of its 2^31 elements per rank read
+// back; the kernel sees a wrong element anywhere.
+TEST(CollectivePatternTest, TheCompareSeesEveryElement) {
+  const int n = 4;
+  const std::uint64_t c = 20000;
+  auto in = Inputs(n, c);
+  Buffers out(n, std::vector<float>(c, 0));
+  for (auto& o : out) for (std::uint64_t i = 0; i < c; ++i) for (int q = 0; q < n; ++q) o[i] += in[q][i];
+  for (int r = 0; r < n; ++r) {
+    PatternCheck check;
+    check.collective = Collective::kAllReduce;
+    check.rank = r;
+    check.ranks = n;
+    check.count = c;
+    EXPECT_EQ(ComparePattern(check, out[static_cast<size_t>(r)].data(), c).count, 0u) << r;
+  }
+  // One element in the middle, far from every block's head and tail that the host reads back.
+  PatternCheck check;
+  check.collective = Collective::kAllReduce;
+  check.ranks = n;
+  check.count = c;
+  const std::uint64_t middle = c / 2 + c / (2 * n);  // the middle of block 2
+  const auto read_back = VerifyRanges(c, n, 256);
+  ASSERT_TRUE(std::none_of(read_back.begin(), read_back.end(),
+                           [&](const auto& range) { return range.first <= middle && middle < range.second; }));
+  out[0][middle] += 1;
+  PatternMismatches m = ComparePattern(check, out[0].data(), c);
+  EXPECT_EQ(m.count, 1u);
+  EXPECT_EQ(m.first_index, middle);
+  EXPECT_EQ(m.first_value, out[0][middle]);
+  // Never written: the receive buffers' all-ones fill is NaN, and NaN never passes.
+  std::vector<float> unwritten(100, std::nanf(""));
+  EXPECT_EQ(ComparePattern(check, unwritten.data(), unwritten.size()).count, 100u);
+}
+
+TEST(CollectivePatternTest, ACopyIsComparedWithItsSourcesPattern) {
+  PatternCheck check;
+  check.copy = true;
+  check.rank = 2;  // the source GPU's rank
+  std::vector<float> copied(5000);
+  for (std::uint64_t x = 0; x < copied.size(); ++x) copied[x] = PatternInput(2, x);
+  EXPECT_EQ(ComparePattern(check, copied.data(), copied.size()).count, 0u);
+  check.rank = 1;  // the wrong source: every element differs
+  EXPECT_EQ(ComparePattern(check, copied.data(), copied.size()).count, copied.size());
+  check.rank = 2;
+  copied[2500] = 0;  // what bench p2p's test hook writes, mid-buffer
+  EXPECT_EQ(ComparePattern(check, copied.data(), copied.size()).first_index, 2500u);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "bench/gpu_kernel_math.h"
 #include "bench/runner.h"
-#include "bench/spec_lookup.h"
+#include "knowledge/embedded_knowledge.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -57,7 +57,7 @@ TEST(RunEstimateTest, WithoutAModelTheFloorIsTheTimeCap) {
 }
 
 TEST(RunEstimateTest, APlannedH200LooksLikeTheRuntimesH200) {
-  const model::GpuSpec* h200 = FindGpuSpec("h200");
+  const model::GpuSpec* h200 = knowledge::DeviceSpec("NVIDIA H200");
   ASSERT_NE(h200, nullptr);
   PlannedGpu gpu(*h200);
   EXPECT_EQ(gpu.BackendName(), "cuda");

@@ -3,7 +3,7 @@
 // names, codes, commands and quoted text (tests/cli/zh_leak_checker.h).
 #include <gtest/gtest.h>
 
-#include "bench/spec_lookup.h"
+#include "knowledge/embedded_knowledge.h"
 #include "cli/explain_answer.h"
 #include "cli/explain_story.h"
 #include "cli/zh_leak_checker.h"
@@ -69,7 +69,7 @@ TEST(ExplainZh, ComponentsAndFeaturesHaveChineseNames) {
 }
 
 TEST(ExplainZh, TheCapabilityAndProfileStoriesReadInChinese) {
-  auto specs = bench::EmbeddedSpecDatabase();
+  auto specs = knowledge::Specs();
   auto features = doctor::FeatureTable::Embedded();
   auto emitters = doctor::EmitterTable::Embedded();
   ASSERT_TRUE(specs.ok() && features.ok() && emitters.ok());

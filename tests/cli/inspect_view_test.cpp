@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/inspect_findings.h"
-#include "summary/spec_data.h"
+#include "knowledge/embedded_knowledge.h"
+#include "report/finding_view.h"
 #include "report/table.h"
 
 namespace gpuprobe::cli {
 namespace {
+
+using report::FindingEvidence;
 
 const report::Texts& English() {
   static const report::Texts texts = report::Texts::Load(report::Language::kEn).value();
@@ -32,7 +34,7 @@ TEST(InspectView, TheProcessTableFitsTheTerminal) {
   telemetry::Snapshot s;
   s.processes_known = true;
   s.processes.push_back({4680, "C+G", std::string(300, 'x') + "\\Share.exe", std::nullopt, std::nullopt, std::nullopt});
-  std::string out = RenderGpu(s, SpecMatch{}, English(), 80);
+  std::string out = RenderGpu(s, model::DeviceMatch{}, English(), 80);
   size_t at = out.find("4680");
   ASSERT_NE(at, std::string::npos);
   std::string line = out.substr(out.rfind('\n', at) + 1, out.find('\n', at) - out.rfind('\n', at) - 1);
@@ -43,36 +45,36 @@ TEST(InspectView, TheProcessTableFitsTheTerminal) {
 TEST(InspectView, AnUnreportedLinkIsNotShownAsGen0) {
   telemetry::Snapshot s;
   s.temperature_celsius = 44;
-  std::string out = RenderGpu(s, SpecMatch{}, English(), 100);
+  std::string out = RenderGpu(s, model::DeviceMatch{}, English(), 100);
   EXPECT_EQ(out.find("Gen0"), std::string::npos);
   EXPECT_EQ(out.find("x0"), std::string::npos);
   s.pcie_generation_max = 3;  // only the maximum is known
-  out = RenderGpu(s, SpecMatch{}, English(), 100);
+  out = RenderGpu(s, model::DeviceMatch{}, English(), 100);
   EXPECT_NE(out.find("n/a of Gen3"), std::string::npos) << out;
 }
 
 TEST(InspectView, SpecEntryByPciDeviceIdThenByName) {
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = knowledge::Specs().value();
   telemetry::Snapshot s;
   s.name = "NVIDIA H100 80GB HBM3";
   s.pci_device_id = 0x233010DE;
-  SpecMatch m = MatchSpec(s, *db);
+  model::DeviceMatch m = model::MatchDevice(*db, s.pci_device_id, s.name);
   ASSERT_NE(m.spec, nullptr);
   EXPECT_EQ(m.spec->name, "H100 SXM5 80GB");
   EXPECT_EQ(m.by, "pci_device_id");
   EXPECT_EQ(m.pci_device_id, "0x2330");
   s.pci_device_id = 0x2330;  // some drivers print the device id alone
-  EXPECT_EQ(MatchSpec(s, *db).by, "pci_device_id");
+  EXPECT_EQ(model::MatchDevice(*db, s.pci_device_id, s.name).by, "pci_device_id");
   s.pci_device_id.reset();
   s.name = "NVIDIA GB200";  // no PCI id in the database: by name, without "NVIDIA "
-  m = MatchSpec(s, *db);
+  m = model::MatchDevice(*db, s.pci_device_id, s.name);
   ASSERT_NE(m.spec, nullptr);
   EXPECT_EQ(m.by, "name");
   s.name = "NVIDIA GeForce RTX 3060 Laptop GPU";  // a different chip from the desktop 3060
-  EXPECT_EQ(MatchSpec(s, *db).spec, nullptr);
+  EXPECT_EQ(model::MatchDevice(*db, s.pci_device_id, s.name).spec, nullptr);
   s.name = "NVIDIA GeForce RTX 3090 ...";  // cut by the table
-  EXPECT_EQ(MatchSpec(s, *db).spec, nullptr);
-  std::string out = RenderGpu(s, MatchSpec(s, *db), English(), 100);
+  EXPECT_EQ(model::MatchDevice(*db, s.pci_device_id, s.name).spec, nullptr);
+  std::string out = RenderGpu(s, model::MatchDevice(*db, s.pci_device_id, s.name), English(), 100);
   EXPECT_NE(out.find("none in gpuprobe's spec database"), std::string::npos);
 }
 
@@ -123,12 +125,12 @@ TEST(InspectView, TheChineseViewHasNoEnglishOfOurOwn) {
   s.driver_model = "WDDM";
   s.compute_mode = "Default";
   s.mig_enabled = false;
-  std::string zh = RenderGpu(s, SpecMatch{}, Chinese(), 120);
+  std::string zh = RenderGpu(s, model::DeviceMatch{}, Chinese(), 120);
   for (const char* english : {" max", "memory ", "enc ", "dec ", "idle", "brake", "persistence", "compute ", "MIG off", " on,"}) {
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in:\n" << zh;
   }
   EXPECT_NE(zh.find("\"NVIDIA GeForce RTX 2080 SUPER\""), std::string::npos) << zh;  // the capture's name, as data
-  std::string en = RenderGpu(s, SpecMatch{}, English(), 120);
+  std::string en = RenderGpu(s, model::DeviceMatch{}, English(), 120);
   EXPECT_NE(en.find("CUDA 13.1 max"), std::string::npos) << en;
   EXPECT_NE(en.find("idle, HW power brake"), std::string::npos) << en;
   EXPECT_NE(en.find("persistence off, driver model WDDM, MIG off, compute Default"), std::string::npos) << en;

@@ -9,18 +9,18 @@
 
 #include <gtest/gtest.h>
 
+#include "app/gpu_absence.h"
 #include "bench/cpu/cpu_context.h"
 #include "bench/registry.h"
 #include "cli/zh_leak_checker.h"
 #include "core/file_io.h"
 #include "core/json_input.h"
 #include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/spec_database.h"
 #include "report/case_label.h"
 #include "report/count_text.h"
 #include "report/status_text.h"
-#include "summary/gpu_absence.h"
-#include "summary/spec_data.h"
 
 namespace gpuprobe::cli {
 namespace {
@@ -95,11 +95,11 @@ TEST(ZhTextsTest, TheGpuCaseLabelFormsReadInChinese) {
 TEST(ZhTextsTest, EveryReasonForNoGpuHasItsTextAndHint) {
   for (const char* id : {"not_built", "no_driver", "no_device", "driver_problem", "no_saved_gpu"}) {
     for (const report::Texts* texts : {&En(), &Zh()}) {
-      EXPECT_TRUE(texts->Has(summary::GpuAbsenceReasonKey(id))) << id;
-      EXPECT_TRUE(texts->Has(summary::GpuAbsenceHintKey(id))) << id;
+      EXPECT_TRUE(texts->Has(app::GpuAbsenceReasonKey(id))) << id;
+      EXPECT_TRUE(texts->Has(app::GpuAbsenceHintKey(id))) << id;
     }
-    ExpectChinese(report::Tr(Zh(), summary::GpuAbsenceReasonKey(id), fmt::arg("detail", "")) + "\n" +
-                      Zh().Get(summary::GpuAbsenceHintKey(id)),
+    ExpectChinese(report::Tr(Zh(), app::GpuAbsenceReasonKey(id), fmt::arg("detail", "")) + "\n" +
+                      Zh().Get(app::GpuAbsenceHintKey(id)),
                   id);
   }
 }
@@ -128,7 +128,7 @@ std::vector<core::Status> CommonErrors(const std::string& dir) {
   out.push_back(core::ParseBytes("lots").status());
   out.push_back(core::ParseBytes("80 GX").status());
   out.push_back(core::ParseBytes("-1GB").status());
-  auto db = summary::EmbeddedSpecDatabase();
+  auto db = knowledge::Specs();
   if (db.ok()) {
     out.push_back((*db)->Find("h2000").status());
     out.push_back((*db)->Find("zzzz-no-such-gpu").status());

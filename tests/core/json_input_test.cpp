@@ -51,4 +51,23 @@ TEST(JsonInputTest, LineAndColumnCountFromOne) {
 }
 
 }  // namespace
+// JSON as Python writes it (transformers' save_pretrained): NaN and +-Infinity are values,
+// read as strings so no figure is computed from them; the rest stays strict, and an error
+// after such a literal is still reported at its own column.
+TEST(JsonInput, PythonLiteralsAreReadAsStringsAndErrorsKeepTheirColumn) {
+  auto parsed = ParsePythonJsonInput(R"({"a": Infinity, "b": [-Infinity, NaN], "c": "NaN", "d": 1})", "config.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ((*parsed)["a"], "Infinity");
+  EXPECT_EQ((*parsed)["b"][0], "-Infinity");
+  EXPECT_EQ((*parsed)["b"][1], "NaN");
+  EXPECT_EQ((*parsed)["c"], "NaN");
+  EXPECT_EQ((*parsed)["d"], 1);
+  EXPECT_FALSE(ParseJsonInput(R"({"a": Infinity})", "config.json").ok()) << "strict JSON stays strict";
+  auto bad = ParsePythonJsonInput("{\"a\": Infinity, \"b\": tru}", "config.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 1, column 25"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(ParsePythonJsonInput("{\"a\": Infinit}", "config.json").ok());
+  EXPECT_FALSE(ParsePythonJsonInput("{\"a\": inf}", "config.json").ok());
+}
+
 }  // namespace gpuprobe::core

@@ -172,6 +172,58 @@ TEST(PtxInspectionTest, TheAccessKernelsIndexWithoutIntegerDivision) {
   EXPECT_GT(kernels, 0) << "no AccessKernel in access_cuda.ptx";
 }
 
+// Instructions of `entry` matching `pattern` (a regex on the opcode, predicates aside).
+int CountMatching(const Entry& entry, const std::string& pattern) {
+  std::regex instruction("^\\s*\\{?\\s*(@!?%p[0-9]+\\s+)?" + pattern);
+  int n = 0;
+  for (const auto& line : entry.lines) n += std::regex_search(line, instruction) ? 1 : 0;
+  return n;
+}
+
+TEST(PtxInspectionTest, TheTimedReadKernelsOnlyAddToTheirResult) {
+  // No memset sits in a timed batch any more (it cost the L2 sweep 2-5%): the sweep, the
+  // access patterns and dot add their checksum to the result with an atomic and never store
+  // it, so it is zeroed once, the host counts the launches, and every launch is checked.
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  struct Expected {
+    const char* source;
+    const char* kernel;
+  };
+  for (const Expected& x : {Expected{"memory_cuda", "ReadKernel"}, Expected{"memory_cuda", "DotKernel"},
+                            Expected{"access_cuda", "AccessKernel"}}) {
+    auto entries = Entries(ReadFile(kInspectDir + "/ptx/" + x.source + ".ptx"));
+    const Entry* entry = FindEntry(entries, x.kernel);
+    ASSERT_NE(entry, nullptr) << x.kernel << " is not in " << x.source << ".ptx";
+    EXPECT_GT(CountMatching(*entry, "(red|atom)\\.global\\.add\\."), 0) << x.kernel << ": no atomic add of the result";
+    EXPECT_EQ(CountMatching(*entry, "st\\.global\\."), 0) << x.kernel << " stores to global memory: the result would need a reset";
+  }
+}
+
+TEST(PtxInspectionTest, DotSumsInIntegersNotDoubles) {
+  // memory.dot's products are multiples of 2^-20: summed as 64-bit integers they are exact,
+  // and the check is equality. A double anywhere in the sum would bring back the tolerance.
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  auto entries = Entries(ReadFile(kInspectDir + "/ptx/memory_cuda.ptx"));
+  const Entry* dot = FindEntry(entries, "DotKernel");
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(CountMatching(*dot, "[a-z.]*\\.f64"), 0) << "fp64 arithmetic in the dot kernel";
+  EXPECT_GE(CountMatching(*dot, "cvt\\.rzi\\.s64\\.f32"), 4) << "each product converted to fixed point (four per float4)";
+  EXPECT_GE(CountMatching(*dot, "mul\\.rn\\.f32"), 4) << "each product rounded once to fp32, as STREAM's a*b";
+  EXPECT_GT(CountMatching(*dot, "(red|atom)\\.global\\.add\\.u64"), 0);
+}
+
+TEST(PtxInspectionTest, CollectivesAndCopiesAreComparedOnTheDevice) {
+  // Every element of every output is compared on its GPU: an error counter and the lowest
+  // wrong index, both atomics, and no output element copied anywhere.
+  GPUPROBE_SKIP_WITHOUT_CUDA();
+  auto entries = Entries(ReadFile(kInspectDir + "/ptx/collective_data_cuda.ptx"));
+  const Entry* compare = FindEntry(entries, "ComparePatternKernel");
+  ASSERT_NE(compare, nullptr) << "no compare kernel in collective_data_cuda.ptx";
+  EXPECT_GT(CountMatching(*compare, "(red|atom)\\.global\\.add\\.u64"), 0);
+  EXPECT_GT(CountMatching(*compare, "(red|atom)\\.global\\.min\\.u64"), 0);
+  EXPECT_EQ(CountMatching(*compare, "st\\.global\\."), 0);
+}
+
 TEST(PtxInspectionTest, NoKernelSpillsRegistersOnAnyArchitecture) {
   GPUPROBE_SKIP_WITHOUT_CUDA();
   static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/spec_lookup.h"
+#include "knowledge/embedded_knowledge.h"
 
 namespace gpuprobe::doctor {
 namespace {
@@ -14,7 +14,7 @@ const FeatureTable& Features() {
 }
 
 const model::SpecDatabase& Specs() {
-  auto db = bench::EmbeddedSpecDatabase();
+  auto db = knowledge::Specs();
   EXPECT_TRUE(db.ok()) << db.status().ToString();
   return **db;
 }

@@ -10,11 +10,11 @@
 #include <regex>
 #include <set>
 
+#include "app/doctor_view.h"
 #include "doctor/check_list.h"
 #include "doctor/cuda_compat.h"
 #include "doctor/fake_machine.h"
 #include "doctor/machine_facts.h"
-#include "summary/doctor_view.h"
 #include "telemetry/nvml_abi.h"
 
 namespace gpuprobe::doctor {
@@ -256,8 +256,8 @@ TEST(DoctorTexts, EveryCheckInEveryStatusRendersInChineseWithoutEnglish) {
   for (const auto& s : Scenarios()) {
     for (const auto& r : s.results) {
       seen.insert(r.id + "/" + CheckStatusName(r.status));
-      summary::RenderedCheck z = summary::RenderCheck(*zh, r);
-      summary::RenderedCheck e = summary::RenderCheck(*en, r);
+      app::RenderedCheck z = app::RenderCheck(*zh, r);
+      app::RenderedCheck e = app::RenderCheck(*en, r);
       for (const std::string* text :
            {&z.title, &z.marker, &z.evidence, &z.fix, &e.evidence, &e.fix}) {
         EXPECT_EQ(text->find('{'), std::string::npos)
@@ -357,10 +357,10 @@ TEST(DoctorTexts, TheWholeViewInChineseKeepsOnlyValuesInEnglish) {
     for (const auto& r : s.results) {
       for (const auto& v : RawValues(r)) values.push_back(v);
     }
-    std::string view = summary::DoctorTextView(report, *zh);
+    std::string view = app::DoctorTextView(report, *zh);
     auto words = EnglishWords(view, values);
     EXPECT_TRUE(words.empty()) << s.name << " leaks English '" << words[0] << "':\n" << view;
-    auto json = summary::DoctorToJson(report, *zh);
+    auto json = app::DoctorToJson(report, *zh);
     EXPECT_EQ(json["lang"], "zh");
     EXPECT_EQ(json["checks"].size(), s.results.size());
   }

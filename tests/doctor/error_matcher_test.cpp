@@ -190,5 +190,47 @@ TEST(ErrorMatcher, ABigLogScannedInParallelGivesTheSameHits) {
   }
 }
 
+// A log of nothing but kernel lines is still read on every core: an Xid line always begins a
+// record, and even a hostile run of continuation lines is cut after the longest record.
+TEST(ErrorMatcher, ALogOfOnlyKernelLinesIsStillSplit) {
+  std::string xids, notices;
+  for (int i = 0; i < 4000; ++i) {
+    xids += "kernel: NVRM: Xid (PCI:0000:0" + std::to_string(i % 8) + ":00): 13, pid=" + std::to_string(i) + ", Ch 0\n";
+    notices += "NVRM: continued notice without an end " + std::to_string(i) + "\n";
+  }
+  for (const std::string& log : {xids, notices}) {
+    auto parts = SplitLog(log, 2);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].size() + parts[1].size(), log.size());
+    EXPECT_EQ(parts[0].back(), '\n');
+  }
+  // A notice printed over several lines stays in one stretch, wherever the middle falls.
+  std::string notice = "NVRM: The NVIDIA GPU 0000:3b:00.0\nNVRM: (PCI ID: 10de:2330) installed in this system has\n"
+                       "NVRM: fallen off the bus and is not responding to commands.\n";
+  std::string log;
+  for (int i = 0; i < 300; ++i) log += notice;
+  for (unsigned n : {2u, 3u, 7u}) {
+    for (std::string_view part : SplitLog(log, n)) EXPECT_EQ(part.substr(0, 24), "NVRM: The NVIDIA GPU 000") << n;
+  }
+}
+
+// Xid lines are read in full: the device, the number, the process and the cause.
+TEST(ErrorMatcher, AnXidLineGivesItsDeviceNumberProcessAndCause) {
+  auto e = ParseXidLine("NVRM: Xid (PCI:0000:3b:00): 154, pid=77, name=vllm worker, GPU recovery action changed. Caused by previous Xid: 79");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->number, 154);
+  EXPECT_EQ(e->pci, "0000:3b:00");
+  EXPECT_EQ(e->pid, "77");
+  EXPECT_EQ(e->process, "vllm worker");
+  ASSERT_TRUE(e->caused_by.has_value());
+  EXPECT_EQ(*e->caused_by, 79);
+  auto bare = ParseXidLine("XID: 48");
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(bare->number, 48);
+  EXPECT_TRUE(bare->pid.empty());
+  EXPECT_FALSE(bare->caused_by.has_value());
+  EXPECT_FALSE(ParseXidLine("no event here, caused by nothing").has_value());
+}
+
 }  // namespace
 }  // namespace gpuprobe::doctor

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/spec_lookup.h"
+#include "knowledge/embedded_knowledge.h"
 #include "doctor/error_analysis.h"
 
 namespace gpuprobe::doctor {
@@ -10,7 +10,7 @@ namespace {
 
 TextProfile Profile(std::string_view text) {
   auto m = ErrorMatcher::Embedded();
-  auto specs = bench::EmbeddedSpecDatabase();
+  auto specs = knowledge::Specs();
   auto emitters = EmitterTable::Embedded();
   EXPECT_TRUE(m.ok() && specs.ok() && emitters.ok());
   return ProfileText(text, (*emitters)->Detect(text), **m, **specs);

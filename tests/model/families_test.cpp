@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/families/recipes.h"
 #include "model/fixture.h"
 #include "model/hf_config.h"
 
@@ -326,6 +327,20 @@ TEST(Families, QuantizationConfigKindsAreRead) {
 
 TEST(Families, EveryTableEntryHasARecipeThatRuns) {
   EXPECT_GE(SupportedModelTypes().size(), 40u);
+}
+
+// One row per family: each architecture class name finds the row that lists it (no row's
+// prefix shadows another's), and every row's recipe is reachable by its model_type.
+TEST(FamilyTable, EachArchitectureFindsItsOwnRow) {
+  for (const auto& entry : families::FamilyTable()) {
+    EXPECT_EQ(families::FindFamily(entry.model_type)->recipe, entry.recipe) << entry.model_type;
+    for (const char* prefix : entry.architectures) {
+      EXPECT_EQ(families::ModelTypeFromArchitecture(std::string(prefix) + "CausalLM"), entry.model_type) << prefix;
+    }
+  }
+  EXPECT_EQ(families::ModelTypeFromArchitecture("RWForCausalLM"), "falcon");
+  EXPECT_EQ(families::ModelTypeFromArchitecture("Qwen2MoeForCausalLM"), "qwen2_moe");
+  EXPECT_EQ(families::ModelTypeFromArchitecture("T5ForConditionalGeneration"), "");
 }
 
 }  // namespace

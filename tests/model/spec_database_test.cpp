@@ -80,6 +80,17 @@ TEST(SpecDatabase, AmbiguousNameListsTheCandidates) {
   EXPECT_NE(found.status().message().find("A100 SXM4 80GB"), std::string::npos);
 }
 
+// A name whose words are exactly the query's wins over names the query only begins.
+TEST(SpecDatabase, AnExactNameWinsOverLongerOnes) {
+  auto plain = Db().Find("rtx-3090");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ((*plain)->name, "GeForce RTX 3090");
+  auto ti = Db().Find("rtx 3090 ti");
+  ASSERT_TRUE(ti.ok());
+  EXPECT_EQ((*ti)->name, "GeForce RTX 3090 Ti");
+  EXPECT_FALSE(Db().Find("a100").ok()) << "no A100 is named just 'A100': still ambiguous";
+}
+
 TEST(SpecDatabase, UnknownNameSuggestsTheNearest) {
   auto found = Db().Find("h2000");
   ASSERT_FALSE(found.ok());

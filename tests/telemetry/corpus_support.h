@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/inspect_findings.h"
-#include "cli/inspect_view.h"
-#include "summary/spec_data.h"
+#include "knowledge/embedded_knowledge.h"
+#include "model/device_match.h"
 #include "model/fixture.h"
+#include "report/finding_view.h"
 #include "report/i18n.h"
 #include "telemetry/capture_reader.h"
 #include "telemetry/findings.h"
@@ -51,11 +51,11 @@ inline const report::Texts& TextsOf(report::Language language) {
 
 /// The findings of one state of a capture, as the expected files hold them.
 inline nlohmann::json StateDocument(const std::vector<telemetry::Snapshot>& gpus) {
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = knowledge::Specs().value();
   nlohmann::json state;
   state["gpus"] = nlohmann::json::array();
   for (size_t i = 0; i < gpus.size(); ++i) {
-    cli::SpecMatch match = cli::MatchSpec(gpus[i], *db);
+    model::DeviceMatch match = model::MatchDevice(*db, gpus[i].pci_device_id, gpus[i].name);
     state["gpus"].push_back({{"gpu", gpus[i].index.value_or(static_cast<int>(i))},
                              {"name", gpus[i].name},
                              {"spec", match.spec ? nlohmann::json(match.spec->name) : nlohmann::json(nullptr)},
@@ -72,8 +72,8 @@ inline nlohmann::json StateDocument(const std::vector<telemetry::Snapshot>& gpus
                                  {"confidence", telemetry::ConfidenceName(f.confidence())},
                                  {"facts", facts},
                                  {"missing", f.missing},
-                                 {"en", cli::FindingEvidence(f, TextsOf(report::Language::kEn))},
-                                 {"zh", cli::FindingEvidence(f, TextsOf(report::Language::kZh))}});
+                                 {"en", report::FindingEvidence(f, TextsOf(report::Language::kEn))},
+                                 {"zh", report::FindingEvidence(f, TextsOf(report::Language::kZh))}});
   }
   nlohmann::json not_judged = nlohmann::json::object();
   for (const auto& n : a.not_judged) not_judged[std::to_string(n.gpu)].push_back(n.id);

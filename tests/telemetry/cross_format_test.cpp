@@ -162,12 +162,12 @@ TEST(CrossFormat, TheRtx2080SuperIsTheSameCardInEveryCaptureAndIdlesTheSame) {
   auto capture = telemetry::ReadCapture(ReadFixture("nvidia-smi/captures/windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.txt"));
   ASSERT_TRUE(capture.ok());
   idle.push_back({"-q 591.86 idle", capture->sets[0].gpus, telemetry::Assess(capture->sets[0].gpus)});
-  const model::SpecDatabase* db = summary::EmbeddedSpecDatabase().value();
+  const model::SpecDatabase* db = knowledge::Specs().value();
   for (const auto& r : idle) {
     ASSERT_EQ(r.gpus.size(), 1u) << r.format;
     EXPECT_EQ(r.gpus[0].pci_bus_id, "00000000:0C:00.0") << r.format;
     EXPECT_EQ(r.gpus[0].name, "NVIDIA GeForce RTX 2080 SUPER") << r.format;
-    EXPECT_EQ(cli::MatchSpec(r.gpus[0], *db).pci_device_id, "0x1e81") << r.format;
+    EXPECT_EQ(model::MatchDevice(*db, r.gpus[0].pci_device_id, r.gpus[0].name).pci_device_id, "0x1e81") << r.format;
     EXPECT_EQ(r.gpus[0].performance_state, "P8") << r.format;
   }
   for (const auto& a : idle) {

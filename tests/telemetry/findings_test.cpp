@@ -67,8 +67,8 @@ const NotJudged* Unjudged(const Assessment& a, const std::string& id) {
 }
 
 std::string ArgOf(const Finding& f, const std::string& name) {
-  for (const auto& a : f.args) {
-    if (a.name == name) return a.value;
+  for (const auto& [arg, value] : f.args) {
+    if (arg == name) return value;
   }
   return "<none>";
 }

@@ -146,7 +146,7 @@ TEST(NvLinkFindings, FaultsNoSampleHas) {
   EXPECT_EQ(Ids(f), (std::vector<std::string>{"nvlink_inactive_link", "nvlink_slow_link", "nvlink_errors"}));
   EXPECT_EQ(f[0].devices, (std::vector<std::string>{"GPU 0"}));
   EXPECT_EQ(f[2].devices, (std::vector<std::string>{"GPU 1"}));
-  EXPECT_EQ(f[2].args[0].value, "GPU1 link2: 0/3/118");
+  EXPECT_EQ(f[2].args[0].second, "GPU1 link2: 0/3/118");
 }
 
 TEST(NvLinkOutput, NeverCrashes) {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/file_io.h"
+#include "core/strings.h"
 #include "core/subprocess.h"
 #include "model/cpu_identity.h"
 
@@ -127,10 +128,7 @@ model::CpuSpec DetectCpuSpec() {
   }
   auto max_freq = core::ReadSystemFile("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   if (max_freq.ok()) {
-    try {
-      spec.max_clock_hz = std::stod(*max_freq) * 1e3;  // kHz
-    } catch (...) {
-    }
+    if (auto khz = core::ParseDouble(*max_freq)) spec.max_clock_hz = *khz * 1e3;
   }
 
   hwloc_topology_t topology;

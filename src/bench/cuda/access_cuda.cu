@@ -20,7 +20,8 @@ namespace {
 using Pattern = gpu::AccessPattern;
 
 // Every pattern through the same loop: kAccessLoadsInFlight independent loads per thread per
-// iteration, items t, t + T, ... (T threads), each item's element from gpu::AccessIndex.
+// iteration, items t, t + T, ... (T threads), each item's element from gpu::AccessIndex. The
+// checksum is added to *checksum, never reset: the host counts the launches.
 __global__ void AccessKernel(const float* __restrict__ data, gpu::AccessGeometry geometry, Pattern p,
                              const unsigned int* __restrict__ perm, unsigned int* checksum) {
   const unsigned long long n = geometry.n;
@@ -69,26 +70,31 @@ class AccessInstance : public BenchmarkInstance {
         return CudaFailed("cudaMemcpy", e);
       }
     }
+    // The checksum accumulates over every launch: zeroed once, outside any timed region.
+    if ((e = MemsetSync(sum_.get(), 0, sizeof(unsigned int), ctx_)) != cudaSuccess) return CudaFailed("cudaMemset", e);
+    launch_ = KernelGeometry(ctx_, AccessKernel, n_, 1);
+    index_ = gpu::MakeAccessGeometry(n_, stride_);
     return core::Status::Ok();
   }
   cudaError_t Enqueue(cudaStream_t s) {
-    cudaError_t e = cudaMemsetAsync(sum_.get(), 0, sizeof(unsigned int), s);
-    if (e != cudaSuccess) return e;
-    gpu::LaunchGeometry g = Geometry(ctx_, n_, 1);
     const float* base = data_.get() + (p_ == Pattern::kMisaligned ? 1 : 0);
-    AccessKernel<<<g.blocks, g.threads, 0, s>>>(base, gpu::MakeAccessGeometry(n_, stride_), p_, perm_.get(), sum_.get());
-    return cudaGetLastError();
+    AccessKernel<<<launch_.blocks, launch_.threads, 0, s>>>(base, index_, p_, perm_.get(), sum_.get());
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) ++launches_;
+    return e;
   }
   core::Result<double> RunOnce() override {
     return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   Verification Verify() override {
     unsigned int got = 0;
-    cudaError_t e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
-    std::uint32_t expected = gpu::FillBitSum(p_ == Pattern::kMisaligned ? 1 : 0, n_, gpu::kSeedA);
+    cudaError_t e = cudaStreamSynchronize(ctx_.stream());
+    if (e == cudaSuccess) e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
+    const std::uint32_t one = gpu::FillBitSum(p_ == Pattern::kMisaligned ? 1 : 0, n_, gpu::kSeedA);
+    const std::uint32_t expected = one * static_cast<std::uint32_t>(launches_);  // modulo 2^32, as the device adds
     Verification v;
-    v.checksum = expected;
-    v.verified = e == cudaSuccess && got == expected;
+    v.checksum = one;
+    v.verified = e == cudaSuccess && got == expected && launches_ > 0;
     v.detail = v.verified ? "every element read exactly once (checksum matched)" : "the checksum differs: elements missed or read twice";
     return v;
   }
@@ -97,8 +103,9 @@ class AccessInstance : public BenchmarkInstance {
     return cudaMemcpy(sum_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
   std::string Note() const override {
-    return fmt::format("4-byte loads, {} in flight per thread (as much as two of memory.triad's 16-byte loads); {} reps per timed batch",
-                       gpu::kAccessLoadsInFlight, reps_);
+    return fmt::format("4-byte loads, {} in flight per thread (as much as two of memory.triad's 16-byte loads); {} reps per timed batch; "
+                       "{} blocks of {} threads (one wave)",
+                       gpu::kAccessLoadsInFlight, reps_, launch_.blocks, launch_.threads);
   }
 
  private:
@@ -108,6 +115,9 @@ class AccessInstance : public BenchmarkInstance {
   unsigned int stride_;
   DeviceArray<float> data_;
   DeviceArray<unsigned int> perm_, sum_;
+  gpu::LaunchGeometry launch_;
+  gpu::AccessGeometry index_;
+  std::uint64_t launches_ = 0;  // the checksum holds the sum of every launch
   int reps_ = 0;
 };
 

@@ -9,9 +9,9 @@
 
 #include "bench/cuda/cuda_device.h"
 #include "bench/cuda/cuda_status.h"
-#include "bench/gate.h"
-#include "bench/spec_lookup.h"
 #include "bench/cuda/nvml_device.h"
+#include "bench/gate.h"
+#include "knowledge/embedded_knowledge.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -117,7 +117,7 @@ core::Result<std::unique_ptr<CudaContext>> CudaContext::Open(int index) {
     }
   }
   ctx->numa_node_ = PciNumaNode(d.pci_bus_id);
-  ctx->spec_ = FindGpuSpec(d.name);
+  ctx->spec_ = knowledge::DeviceSpec(d.name);  // the strict device rule (model/device_match.h)
 
   // The one device that runs gets a context; the query made none.
   cudaError_t e = cudaSetDevice(index);

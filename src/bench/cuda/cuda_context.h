@@ -142,8 +142,30 @@ cudaError_t FillDevice(float* data, std::uint64_t n, std::uint32_t seed, const C
 core::Result<std::uint64_t> CountFillMismatches(const float* data, std::uint64_t n, std::uint32_t seed, const CudaContext& ctx);
 core::Result<std::uint64_t> CountStreamMismatches(const float* data, std::uint64_t n, gpu::StreamOp op, const CudaContext& ctx);
 
-/// The launch geometry for `n` elements in vectors of `width` on this device.
+/// The launch geometry for `n` elements in vectors of `width` on this device, assuming 8
+/// blocks per SM (fill and check kernels, outside any timed region).
 gpu::LaunchGeometry Geometry(const CudaContext& ctx, std::uint64_t n, int width, std::uint32_t threads = 256);
+
+/// Blocks of `threads` threads of `kernel` resident on one SM at once, from the occupancy
+/// calculator (the kernel's registers and shared memory against the SM's limits); `fallback`
+/// when the query fails.
+template <typename Kernel>
+int ResidentBlocksPerSm(Kernel kernel, std::uint32_t threads, int fallback = 8) {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(threads), 0) != cudaSuccess || blocks < 1) {
+    (void)cudaGetLastError();  // the next launch's cudaGetLastError must not report it
+    return fallback;
+  }
+  return blocks;
+}
+
+/// The launch geometry of a timed grid-stride kernel: one full wave of the blocks that fit on
+/// every SM (ResidentBlocksPerSm), not an assumed 8 per SM. A kernel that fits only 6 would
+/// otherwise run 1.33 waves, the last third of the time on a quarter of the SMs' threads.
+template <typename Kernel>
+gpu::LaunchGeometry KernelGeometry(const CudaContext& ctx, Kernel kernel, std::uint64_t n, int width, std::uint32_t threads = 256) {
+  return gpu::GridStride(n, width, threads, ctx.Figures().sm_count, ResidentBlocksPerSm(kernel, threads));
+}
 
 /// An error Status naming the call, from a cudaError_t (see cuda_status.h).
 core::Status CudaFailed(const std::string& what, cudaError_t error);

@@ -1,8 +1,9 @@
 // The matmul ladder on the GPU (the articles' rungs): the naive kernel with uncoalesced
 // accesses, the same with coalesced accesses, shared-memory tiles, register blocking, then
-// cuBLAS in fp32, tf32 and bf16 (tensor cores). Inputs are small integers, so every rung
-// must produce the same exact result; each is checked on sampled elements and on the sum of
-// all elements against the host's exact figures.
+// cuBLAS in fp32, tf32 and bf16 (tensor cores). The timed GEMMs multiply random values with
+// full mantissas, checked within the formats' tolerance; then each rung runs once on small
+// integers, where every rung must produce the same exact result, checked on C's first row,
+// sampled elements and the sum of all elements against the host's exact figures.
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -58,10 +59,14 @@ const char* TensorType(Rung r) {
   }
 }
 
-__global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed) {
+// random >= 0: gpu::GemmRandomValue of that input type; else the exact inputs, A's row 0 the
+// TF32 probe where probe_n (= n) is not 0.
+__global__ void FillMatmulKernel(float* m, unsigned long long count, unsigned int seed, int random, unsigned long long probe_n) {
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
-    m[i] = gpu::MatmulValue(i, seed);
+    m[i] = random >= 0    ? gpu::GemmRandomValue(i, seed, static_cast<gpu::GemmInput>(random))
+           : probe_n > 0 ? gpu::MatmulProbedValue(i, probe_n)
+                         : gpu::MatmulValue(i, seed);
   }
 }
 
@@ -228,7 +233,9 @@ class GpuMatmulBenchmark : public Benchmark {
   PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
     PlanEstimate plan = Benchmark::Plan(pc, c);
     const double n = static_cast<double>(c.size);
-    plan.host_elements = 2 * n * n + 64 * n;  // the exact sum of C and 64 sampled elements
+    // The exact sum of C and C's first row, 64 sampled elements of each check; int8's random
+    // output is also summed exactly.
+    plan.host_elements = (rung_.rung == Rung::kCublasInt8 ? 4 : 2) * n * n + 3 * 64 * n;
     return plan;
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {
@@ -271,31 +278,20 @@ core::Status MatmulInstance::Prepare() {
   std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
   cudaError_t e;
   if ((e = a_.Allocate(count)) != cudaSuccess || (e = b_.Allocate(count)) != cudaSuccess || (e = c_.Allocate(count)) != cudaSuccess ||
-      (e = total_.Allocate(1)) != cudaSuccess) {
+      (e = total_.Allocate(1)) != cudaSuccess || (e = int_total_.Allocate(1)) != cudaSuccess) {
     return CudaFailed("cudaMalloc", e);
   }
-  gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
-  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
-  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
   if (rung_ == Rung::kCublasBf16) {
     if ((e = a16_.Allocate(count)) != cudaSuccess || (e = b16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
-    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
-    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
   } else if (rung_ == Rung::kCublasFp16) {
     if ((e = ah_.Allocate(count)) != cudaSuccess || (e = bh_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
-    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), ah_.get(), count);
-    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), bh_.get(), count);
   } else if (rung_ == Rung::kCublasInt8) {
     if ((e = a8_.Allocate(count)) != cudaSuccess || (e = b8_.Allocate(count)) != cudaSuccess || (e = c32_.Allocate(count)) != cudaSuccess) {
       return CudaFailed("cudaMalloc", e);
     }
-    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a8_.get(), count);
-    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b8_.get(), count);
-  }
-  if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
-    return CudaFailed("filling the matrices", e);
   }
   if (half_output_ && (e = c16_.Allocate(count)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
+  GPUPROBE_RETURN_IF_ERROR(Fill(GemmInputs::kRandom));  // what the timed GEMMs multiply
   if (IsCublas(rung_)) {
     auto api = LoadCublas();
     if (!api.ok()) return api.status();
@@ -303,6 +299,46 @@ core::Status MatmulInstance::Prepare() {
     GPUPROBE_RETURN_IF_ERROR(handle_.Open(*api_, ctx_.stream()));
   }
   return core::Status::Ok();
+}
+
+core::Status MatmulInstance::Fill(GemmInputs inputs) {
+  const std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+  const int random = inputs == GemmInputs::kRandom ? static_cast<int>(InputType()) : -1;
+  const unsigned long long probe_n = inputs == GemmInputs::kExact && Probed() ? static_cast<unsigned long long>(n_) : 0;
+  gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA, random, probe_n);
+  FillMatmulKernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB, random, 0);
+  // Every value is exact in the rung's type: the conversions round nothing.
+  if (rung_ == Rung::kCublasBf16) {
+    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a16_.get(), count);
+    ToBf16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b16_.get(), count);
+  } else if (rung_ == Rung::kCublasFp16) {
+    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), ah_.get(), count);
+    ToFp16Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), bh_.get(), count);
+  } else if (rung_ == Rung::kCublasInt8) {
+    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), a8_.get(), count);
+    ToInt8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), b8_.get(), count);
+  }
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
+  if (e != cudaSuccess) return CudaFailed("filling the matrices", e);
+  return core::Status::Ok();
+}
+
+gpu::GemmInput MatmulInstance::InputType() const {
+  switch (rung_) {
+    case Rung::kCublasTf32: return gpu::GemmInput::kTf32;
+    case Rung::kCublasBf16: return gpu::GemmInput::kBf16;
+    case Rung::kCublasFp16: return gpu::GemmInput::kFp16;
+    case Rung::kCublasInt8: return gpu::GemmInput::kInt8;
+    default: return gpu::GemmInput::kFp32;
+  }
+}
+
+gpu::GemmNumerics MatmulInstance::Numerics() const {
+  if (rung_ == Rung::kCublasInt8) return gpu::GemmNumericsOf(gpu::GemmInput::kInt8, gpu::GemmAccumulate::kInt32, gpu::GemmOutput::kInt32);
+  gpu::GemmOutput out = !half_output_ ? gpu::GemmOutput::kFp32 : rung_ == Rung::kCublasBf16 ? gpu::GemmOutput::kBf16 : gpu::GemmOutput::kFp16;
+  return gpu::GemmNumericsOf(InputType(), gpu::GemmAccumulate::kFp32, out);
 }
 
 cudaError_t MatmulInstance::Enqueue(cudaStream_t s) {
@@ -372,8 +408,9 @@ core::Result<double> MatmulInstance::RunOnce() {
 
 std::string MatmulInstance::Note() const {
   double working_set = 3.0 * 4 * n_ * static_cast<double>(n_);
-  return fmt::format("working set {} vs L2 {}", core::FormatBytesBinary(working_set),
-                     core::FormatBytesBinary(static_cast<double>(ctx_.Figures().l2_bytes)));
+  const char* inputs = rung_ == Rung::kCublasInt8 ? "timed on random int8 inputs" : "timed on random inputs, every mantissa bit random";
+  return fmt::format("working set {} vs L2 {}; {} (the exact-integer GEMM checked after)", core::FormatBytesBinary(working_set),
+                     core::FormatBytesBinary(static_cast<double>(ctx_.Figures().l2_bytes)), inputs);
 }
 
 cudaError_t MatmulInstance::Check(cublasStatus_t s) {

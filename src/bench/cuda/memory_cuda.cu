@@ -44,32 +44,36 @@ __global__ void StreamKernel(const float* __restrict__ a, const float* __restric
   for (unsigned long long i = vectors * 4 + t; i < n; i += total) c[i] = Apply(kOp, a[i], kOp == StreamOp::kCopy || kOp == StreamOp::kScale ? a[i] : b[i]);
 }
 
-__device__ __forceinline__ double WarpSum(double v) {
+__device__ __forceinline__ unsigned long long WarpSum(unsigned long long v) {
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
 
-// sum of a[i]*b[i]: each product rounded to fp32 (as STREAM does), summed in fp64.
-__global__ void DotKernel(const float* __restrict__ a, const float* __restrict__ b, unsigned long long n, double* result) {
+__device__ __forceinline__ unsigned long long Term(float a, float b) { return static_cast<unsigned long long>(gpu::DotFixedTerm(a, b)); }
+
+// sum of a[i]*b[i]: each product rounded to fp32 (as STREAM does), summed exactly as 64-bit
+// integers in units of 2^-20 (gpu::DotFixedTerm), added to *result: each launch adds the same
+// exact sum, so no reset (and no memset in the timed region) is needed.
+__global__ void DotKernel(const float* __restrict__ a, const float* __restrict__ b, unsigned long long n, unsigned long long* result) {
   const unsigned long long total = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   const unsigned long long vectors = n / 4;
   const float4* a4 = reinterpret_cast<const float4*>(a);
   const float4* b4 = reinterpret_cast<const float4*>(b);
-  double sum = 0;
+  unsigned long long sum = 0;
 #pragma unroll 4
   for (unsigned long long v = t; v < vectors; v += total) {
     float4 x = a4[v], y = b4[v];
-    sum += static_cast<double>(__fmul_rn(x.x, y.x)) + static_cast<double>(__fmul_rn(x.y, y.y)) +
-           static_cast<double>(__fmul_rn(x.z, y.z)) + static_cast<double>(__fmul_rn(x.w, y.w));
+    sum += Term(x.x, y.x) + Term(x.y, y.y) + Term(x.z, y.z) + Term(x.w, y.w);
   }
-  for (unsigned long long i = vectors * 4 + t; i < n; i += total) sum += static_cast<double>(__fmul_rn(a[i], b[i]));
+  for (unsigned long long i = vectors * 4 + t; i < n; i += total) sum += Term(a[i], b[i]);
   sum = WarpSum(sum);
   if ((threadIdx.x & 31) == 0) atomicAdd(result, sum);
 }
 
 // Reads `n` floats `passes` times; each thread folds what it read into a 32-bit sum of the
-// bit patterns (integer adds: never the bottleneck, and exact to check). Every pass reads the
+// bit patterns (integer adds: never the bottleneck, and exact to check), added to *result
+// (never reset: the host counts the launches). Every pass reads the
 // same addresses from the same threads, so the loads bypass L1 (ld.global.cg): otherwise a
 // working set of up to ~16 MiB (each SM's share within its L1) would measure L1, not L2.
 __global__ void ReadKernel(const float* __restrict__ a, unsigned long long n, int passes, unsigned int* result) {
@@ -123,24 +127,32 @@ class StreamInstance : public BenchmarkInstance {
     if ((e = FillDevice(a_.get(), n_, gpu::kSeedA, ctx_)) != cudaSuccess) return CudaFailed("fill", e);
     if ((e = FillDevice(b_.get(), n_, gpu::kSeedB, ctx_)) != cudaSuccess) return CudaFailed("fill", e);
     if (op_ != StreamOp::kDot && (e = FillDevice(c_.get(), n_, gpu::kSeedC, ctx_)) != cudaSuccess) return CudaFailed("fill", e);
+    // dot accumulates over every launch: zeroed once, here, outside any timed region.
+    if (op_ == StreamOp::kDot && (e = MemsetSync(dot_.get(), 0, sizeof(unsigned long long), ctx_)) != cudaSuccess) {
+      return CudaFailed("cudaMemset", e);
+    }
+    switch (op_) {
+      case StreamOp::kCopy: geometry_ = KernelGeometry(ctx_, StreamKernel<StreamOp::kCopy>, n_, 4); break;
+      case StreamOp::kScale: geometry_ = KernelGeometry(ctx_, StreamKernel<StreamOp::kScale>, n_, 4); break;
+      case StreamOp::kAdd: geometry_ = KernelGeometry(ctx_, StreamKernel<StreamOp::kAdd>, n_, 4); break;
+      case StreamOp::kTriad: geometry_ = KernelGeometry(ctx_, StreamKernel<StreamOp::kTriad>, n_, 4); break;
+      case StreamOp::kDot: geometry_ = KernelGeometry(ctx_, DotKernel, n_, 4); break;
+    }
     return core::Status::Ok();
   }
 
   cudaError_t Enqueue(cudaStream_t s) {
-    gpu::LaunchGeometry g = Geometry(ctx_, n_, 4);
+    const gpu::LaunchGeometry& g = geometry_;
     switch (op_) {
       case StreamOp::kCopy: StreamKernel<StreamOp::kCopy><<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_); break;
       case StreamOp::kScale: StreamKernel<StreamOp::kScale><<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_); break;
       case StreamOp::kAdd: StreamKernel<StreamOp::kAdd><<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_); break;
       case StreamOp::kTriad: StreamKernel<StreamOp::kTriad><<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), c_.get(), n_); break;
-      case StreamOp::kDot: {
-        cudaError_t e = cudaMemsetAsync(dot_.get(), 0, sizeof(double), s);
-        if (e != cudaSuccess) return e;
-        DotKernel<<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), n_, dot_.get());
-        break;
-      }
+      case StreamOp::kDot: DotKernel<<<g.blocks, g.threads, 0, s>>>(a_.get(), b_.get(), n_, dot_.get()); break;
     }
-    return cudaGetLastError();
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) ++launches_;
+    return e;
   }
 
   core::Result<double> RunOnce() override {
@@ -150,15 +162,17 @@ class StreamInstance : public BenchmarkInstance {
   Verification Verify() override {
     Verification v;
     if (op_ == StreamOp::kDot) {
-      double got = 0;
-      cudaError_t e = cudaMemcpy(&got, dot_.get(), sizeof got, cudaMemcpyDeviceToHost);
-      double expected = gpu::DotExpected(n_);
-      double scale = 0;
-      for (std::uint64_t i = 0; i < n_; i += 4096) scale += std::fabs(static_cast<double>(gpu::StreamElement(StreamOp::kDot, i)));
-      scale = scale * 4096 + 1;
-      v.checksum = expected;
-      v.verified = e == cudaSuccess && std::fabs(got - expected) <= 1e-9 * scale;
-      v.detail = v.verified ? "the sum matched the host's to 1e-9" : fmt::format("sum {} instead of {}", got, expected);
+      // Every launch added the same exact sum: launches x the host's sum, modulo 2^64.
+      unsigned long long got = 0;
+      cudaError_t e = cudaStreamSynchronize(ctx_.stream());
+      if (e == cudaSuccess) e = cudaMemcpy(&got, dot_.get(), sizeof got, cudaMemcpyDeviceToHost);
+      const std::uint64_t one = gpu::DotFixedExpected(n_);
+      const std::uint64_t expected = one * launches_;
+      v.checksum = static_cast<double>(static_cast<std::int64_t>(one)) * gpu::kDotFixedUnit;
+      v.verified = e == cudaSuccess && got == expected && launches_ > 0;
+      v.detail = v.verified ? fmt::format("{} launches, each sum exact (64-bit fixed point, units of 2^-20)", launches_)
+                            : fmt::format("the sum of {} launches is {} units of 2^-20 instead of {} (modulo 2^64)", launches_,
+                                          static_cast<std::int64_t>(got), static_cast<std::int64_t>(expected));
       return v;
     }
     auto bad = CountStreamMismatches(c_.get(), n_, op_, ctx_);
@@ -171,13 +185,14 @@ class StreamInstance : public BenchmarkInstance {
   }
 
   bool CorruptForTest() override {
-    if (op_ == StreamOp::kDot) return MemsetSync(dot_.get(), 0x7f, sizeof(double), ctx_) == cudaSuccess;
+    if (op_ == StreamOp::kDot) return MemsetSync(dot_.get(), 0x7f, sizeof(unsigned long long), ctx_) == cudaSuccess;
     float wrong = 12345.0f;
     return cudaMemcpy(c_.get() + n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
 
   std::string Note() const override {
-    std::string note = fmt::format("float4 accesses, {} reps per timed batch", reps_);
+    std::string note = fmt::format("float4 accesses, {} reps per timed batch, {} blocks of {} threads (one wave)", reps_,
+                                   geometry_.blocks, geometry_.threads);
     if (n_ * 4 < (1ull << 30)) note += ", arrays below 1 GiB to fit the free memory (or --size)";
     return note;
   }
@@ -187,7 +202,9 @@ class StreamInstance : public BenchmarkInstance {
   StreamOp op_;
   std::uint64_t n_;
   DeviceArray<float> a_, b_, c_;
-  DeviceArray<double> dot_;
+  DeviceArray<unsigned long long> dot_;
+  gpu::LaunchGeometry geometry_;
+  std::uint64_t launches_ = 0;  // dot's result holds the sum of every launch
   int reps_ = 0;
 };
 
@@ -242,33 +259,41 @@ class SweepInstance : public BenchmarkInstance {
     if ((e = a_.Allocate(n_)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
     if ((e = sum_.Allocate(1)) != cudaSuccess) return CudaFailed("cudaMalloc", e);
     if ((e = FillDevice(a_.get(), n_, gpu::kSeedA, ctx_)) != cudaSuccess) return CudaFailed("fill", e);
+    // The checksum accumulates over every launch: zeroed once, outside any timed region.
+    if ((e = MemsetSync(sum_.get(), 0, sizeof(unsigned int), ctx_)) != cudaSuccess) return CudaFailed("cudaMemset", e);
+    geometry_ = KernelGeometry(ctx_, ReadKernel, n_, 4);
     return core::Status::Ok();
   }
   cudaError_t Enqueue(cudaStream_t s) {
-    cudaError_t e = cudaMemsetAsync(sum_.get(), 0, sizeof(unsigned int), s);
-    if (e != cudaSuccess) return e;
-    gpu::LaunchGeometry g = Geometry(ctx_, n_, 4);
-    ReadKernel<<<g.blocks, g.threads, 0, s>>>(a_.get(), n_, passes_, sum_.get());
-    return cudaGetLastError();
+    ReadKernel<<<geometry_.blocks, geometry_.threads, 0, s>>>(a_.get(), n_, passes_, sum_.get());
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) ++launches_;
+    return e;
   }
   core::Result<double> RunOnce() override {
     return ctx_.TimeCalibrated(&reps_, [this](cudaStream_t s) { return Enqueue(s); });
   }
   Verification Verify() override {
     unsigned int got = 0;
-    cudaError_t e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
-    std::uint32_t expected = gpu::FillBitSum(0, n_, gpu::kSeedA) * static_cast<std::uint32_t>(passes_);
+    cudaError_t e = cudaStreamSynchronize(ctx_.stream());
+    if (e == cudaSuccess) e = cudaMemcpy(&got, sum_.get(), sizeof got, cudaMemcpyDeviceToHost);
+    const std::uint32_t one = gpu::FillBitSum(0, n_, gpu::kSeedA) * static_cast<std::uint32_t>(passes_);
+    const std::uint32_t expected = one * static_cast<std::uint32_t>(launches_);  // modulo 2^32, as the device adds
     Verification v;
-    v.checksum = expected;
-    v.verified = e == cudaSuccess && got == expected;
-    v.detail = v.verified ? fmt::format("{} passes, checksum matched", passes_) : "the read checksum differs from the host's";
+    v.checksum = one;
+    v.verified = e == cudaSuccess && got == expected && launches_ > 0;
+    v.detail = v.verified ? fmt::format("{} passes per launch, {} launches, checksum matched", passes_, launches_)
+                          : "the read checksum differs from the host's";
     return v;
   }
   bool CorruptForTest() override {
     unsigned int wrong = 1;
     return cudaMemcpy(sum_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
   }
-  std::string Note() const override { return fmt::format("{} passes per launch, loads bypass L1 (ld.global.cg)", passes_); }
+  std::string Note() const override {
+    return fmt::format("{} passes per launch, loads bypass L1 (ld.global.cg), {} blocks of {} threads (one wave)", passes_,
+                       geometry_.blocks, geometry_.threads);
+  }
 
  private:
   CudaContext& ctx_;
@@ -276,6 +301,8 @@ class SweepInstance : public BenchmarkInstance {
   int passes_;
   DeviceArray<float> a_;
   DeviceArray<unsigned int> sum_;
+  gpu::LaunchGeometry geometry_;
+  std::uint64_t launches_ = 0;  // the checksum holds the sum of every launch
   int reps_ = 0;
 };
 

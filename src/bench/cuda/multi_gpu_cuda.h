@@ -1,6 +1,7 @@
 // What the many-GPU CUDA sources share (bench/cuda only: needs <cuda_runtime.h>): the fill
-// kernel that writes collective_pattern.h's inputs on the GPU, device buffers that free
-// themselves on the right device, and reading back the checked ranges of an output.
+// kernel that writes collective_pattern.h's inputs on the GPU, the compare kernel that checks
+// every element of an output against its closed-form value there, and device buffers that
+// free themselves on the right device.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/collective_pattern.h"
 #include "bench/multi_gpu.h"
 #include "core/status.h"
 
@@ -18,6 +20,13 @@ namespace gpuprobe::bench::multi_gpu {
 /// Writes p[x] = scale x k(x + index_offset) for x < elements (collective_pattern.h's k) on
 /// `stream`; returns the launch error.
 cudaError_t LaunchFillPattern(float* p, std::uint64_t elements, std::uint64_t index_offset, float scale, cudaStream_t stream);
+
+/// Compares every element of `output` (memory of the current device) with `check`'s
+/// closed-form values on the GPU, on `stream`, and waits: how many differ and the first
+/// (lowest index) with its value. An error counter and an atomicMin on the device; only the
+/// two counters and the first wrong value come back.
+core::Result<PatternMismatches> ComparePatternOnDevice(const float* output, std::uint64_t elements, const PatternCheck& check,
+                                                       cudaStream_t stream);
 
 /// A device allocation on one GPU, freed there.
 class DeviceBuffer {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "telemetry/snapshot.h"
 
 namespace gpuprobe::bench {
@@ -18,10 +19,7 @@ nvmlReturn_t Call(Fn fn, Args... args) {
   return fn(args...);
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using core::Lower;
 
 }  // namespace
 
@@ -102,8 +100,8 @@ std::shared_ptr<telemetry::NvmlLibrary> SharedNvml() {
   static std::once_flag once;
   static std::shared_ptr<telemetry::NvmlLibrary> nvml;
   std::call_once(once, [] {
-    auto loaded = telemetry::NvmlLibrary::Load();
-    if (loaded.ok() && (*loaded)->Init().ok()) nvml = std::shared_ptr<telemetry::NvmlLibrary>(std::move(loaded.value()));
+    auto opened = telemetry::NvmlLibrary::Open();
+    if (opened.ok()) nvml = std::shared_ptr<telemetry::NvmlLibrary>(std::move(opened.value()));
   });
   return nvml;
 }

@@ -1,14 +1,18 @@
 // The fp8 tensor-core peak (Ada and Hopper: compute capability 8.9 and newer) through
 // cuBLASLt, which is what fp8 GEMMs need. cuBLASLt wants fp8's A transposed, so from the
-// row-major buffers it computes D = A x B^T; the inputs are integers in [-2, 2] (exact in
-// e4m3) and the output fp32, so the result is exact and checked like every other GEMM.
+// row-major buffers it computes D = A x B^T, output fp32. The timed GEMMs multiply random
+// e4m3 values (every mantissa bit random, gpu::GemmRandomValue), checked within the
+// tolerance of the fp8 accumulator (gpu::GemmTolerance); then the GEMM runs once on integers
+// in [-2, 2] (exact in e4m3), where the result is exact and checked like every other GEMM.
 // Two cases, the accumulation mode set explicitly in both: fast accumulation (the tensor
 // cores' own accumulator for the whole sum: what peak figures and inference use) and the
 // library's default, which promotes partial sums to fp32 on the CUDA cores every few steps
-// and is slower on Hopper. With these inputs every partial sum is an integer far below
+// and is slower on Hopper. With the integer inputs every partial sum is an integer far below
 // 2^13, so both stay exact.
 #include <cuda_fp8.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -16,6 +20,7 @@
 
 #include "bench/cuda/cublas_loader.h"
 #include "bench/cuda/cuda_context.h"
+#include "bench/cuda/matmul_instance.h"
 #include "bench/registry.h"
 #include "model/spec_derivation.h"
 
@@ -24,10 +29,11 @@ namespace {
 
 constexpr size_t kWorkspaceBytes = 32ull << 20;
 
-__global__ void FillFp8Kernel(__nv_fp8_e4m3* m, unsigned long long count, unsigned int seed) {
+// Random e4m3 values (exact: 3 mantissa bits), or the exact check's integers.
+__global__ void FillFp8Kernel(__nv_fp8_e4m3* m, unsigned long long count, unsigned int seed, bool random) {
   unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < count; i += stride) {
-    m[i] = __nv_fp8_e4m3(gpu::MatmulValue(i, seed));
+    m[i] = __nv_fp8_e4m3(random ? gpu::GemmRandomValue(i, seed, gpu::GemmInput::kFp8E4M3) : gpu::MatmulValue(i, seed));
   }
 }
 
@@ -59,12 +65,7 @@ class Fp8Instance : public BenchmarkInstance {
         (e = total_.Allocate(1)) != cudaSuccess || (e = workspace_.Allocate(kWorkspaceBytes)) != cudaSuccess) {
       return CudaFailed("cudaMalloc", e);
     }
-    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
-    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA);
-    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB);
-    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaStreamSynchronize(ctx_.stream())) != cudaSuccess) {
-      return CudaFailed("filling the fp8 matrices", e);
-    }
+    GPUPROBE_RETURN_IF_ERROR(Fill(GemmInputs::kRandom));  // what the timed GEMMs multiply
     const std::uint64_t n = static_cast<std::uint64_t>(n_);
     const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
     const std::int8_t fast_accum = fast_accumulation_ ? 1 : 0;
@@ -105,7 +106,94 @@ class Fp8Instance : public BenchmarkInstance {
     return t;
   }
 
+  // The timed output (random inputs) within the fp8 accumulator's tolerance, then the
+  // exact-integer GEMM, untimed, checked exactly.
   Verification Verify() override {
+    Verification random = VerifyRandom();
+    Verification exact;
+    core::Status filled = Fill(GemmInputs::kExact);
+    cudaError_t e = filled.ok() ? Enqueue(ctx_.stream()) : cudaErrorInvalidValue;
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
+    if (!filled.ok()) {
+      exact.detail = filled.message();
+    } else if (e != cudaSuccess) {
+      exact.detail = error_.empty() ? CudaFailed("the exact-integer fp8 GEMM", e).message() : error_;
+    } else {
+      if (corrupted_) Damage();
+      exact = VerifyExact();
+    }
+    // Random inputs again, and their product in D, for a later timed run or Verify.
+    core::Status filled_again = Fill(GemmInputs::kRandom);
+    cudaError_t again = filled_again.ok() ? Enqueue(ctx_.stream()) : cudaSuccess;
+    if (filled_again.ok() && again == cudaSuccess) again = cudaStreamSynchronize(ctx_.stream());
+    const std::string restore_error = !filled_again.ok()    ? filled_again.message()
+                                      : again != cudaSuccess ? CudaFailed("the fp8 GEMM on the random inputs again", again).message()
+                                                             : std::string();
+    Verification v;
+    v.checksum = exact.checksum;
+    v.verified = random.verified && exact.verified && restore_error.empty();
+    v.detail = !random.verified          ? random.detail + "; " + exact.detail
+               : !restore_error.empty() ? restore_error
+                                        : exact.detail + "; " + random.detail;
+    return v;
+  }
+
+  bool CorruptForTest() override {
+    corrupted_ = true;
+    return Damage();
+  }
+
+ private:
+  core::Status Fill(GemmInputs inputs) {
+    const std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
+    const bool random = inputs == GemmInputs::kRandom;
+    gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
+    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(a_.get(), count, gpu::kSeedA, random);
+    FillFp8Kernel<<<g.blocks, g.threads, 0, ctx_.stream()>>>(b_.get(), count, gpu::kSeedB, random);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx_.stream());
+    if (e != cudaSuccess) return CudaFailed("filling the fp8 matrices", e);
+    return core::Status::Ok();
+  }
+
+  // Both modes accumulate inside the tensor cores with the fp8 accumulator's precision (the
+  // default promotes partial sums to fp32 only every few steps): the fast unit for both.
+  Verification VerifyRandom() {
+    Verification v;
+    const std::uint64_t n = static_cast<std::uint64_t>(n_), count = n * n;
+    const gpu::GemmNumerics numerics = gpu::GemmNumericsOf(gpu::GemmInput::kFp8E4M3, gpu::GemmAccumulate::kFp8Fast, gpu::GemmOutput::kFp32);
+    const double bound = gpu::GemmOutputBound(numerics, gpu::GemmInput::kFp8E4M3, n);
+    auto beyond = CountBeyondBound(ctx_, d_.get(), count, bound);
+    if (!beyond.ok()) {
+      v.detail = beyond.status().message();
+      return v;
+    }
+    int off = 0;
+    double worst = 0;
+    for (int s = 0; s < 32; ++s) {
+      const std::uint64_t index = GemmSampleIndex(s, n);
+      float got = 0;
+      cudaError_t e = cudaMemcpy(&got, d_.get() + index, sizeof got, cudaMemcpyDeviceToHost);
+      const gpu::GemmReference want = gpu::GemmRandomExpectedAt(gpu::GemmInput::kFp8E4M3, n, index, true);
+      const double tolerance = gpu::GemmTolerance(numerics, n, want.value, want.abs_sum);
+      const double error = std::fabs(static_cast<double>(got) - want.value);
+      if (e != cudaSuccess || !(error <= tolerance)) ++off;
+      if (tolerance > 0) worst = std::max(worst, error / tolerance);
+    }
+    v.verified = *beyond == 0 && off == 0;
+    v.detail = v.verified ? fmt::format("on random e4m3 inputs: every element finite and in range, 32 sampled elements within the "
+                                        "fp8 accumulator's tolerance (largest error {:.2g} of it)", worst)
+                          : fmt::format("on random e4m3 inputs: {} of {} elements not finite or beyond {:.6g}, {} of 32 sampled elements "
+                                        "outside the tolerance", *beyond, count, bound, off);
+    return v;
+  }
+
+  bool Damage() {
+    float wrong = 1e30f;
+    return cudaMemcpy(d_.get() + static_cast<std::uint64_t>(n_) * n_ / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+
+  Verification VerifyExact() {
     Verification v;
     std::uint64_t count = static_cast<std::uint64_t>(n_) * n_;
     gpu::LaunchGeometry g = Geometry(ctx_, count, 1);
@@ -133,18 +221,12 @@ class Fp8Instance : public BenchmarkInstance {
     if (!expected_total_) expected_total_ = gpu::MatmulAbtTotal(n);
     v.checksum = *expected_total_;
     v.verified = bad == 0 && total == *expected_total_;
-    v.detail = v.verified ? fmt::format("32 sampled elements and the sum of all elements exact ({})",
+    v.detail = v.verified ? fmt::format("exact-integer GEMM: 32 sampled elements and the sum of all elements exact ({})",
                                         fast_accumulation_ ? "fast accumulation" : "fp32 promotion")
-                          : fmt::format("{} sampled elements wrong; sum {} instead of {}", bad, total, *expected_total_);
+                          : fmt::format("exact-integer GEMM: {} sampled elements wrong; sum {} instead of {}", bad, total, *expected_total_);
     return v;
   }
 
-  bool CorruptForTest() override {
-    float wrong = 1e6f;
-    return cudaMemcpy(d_.get(), &wrong, sizeof wrong, cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-
- private:
   CudaContext& ctx_;
   const CublasLtApi& api_;
   int n_;
@@ -161,6 +243,7 @@ class Fp8Instance : public BenchmarkInstance {
   std::string error_;
   std::optional<double> expected_total_;
   int reps_ = 0;
+  bool corrupted_ = false;  // CorruptForTest was called: damage the exact GEMM's output too
 };
 
 class Fp8Benchmark : public Benchmark {
@@ -197,7 +280,7 @@ class Fp8Benchmark : public Benchmark {
   PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
     PlanEstimate plan = Benchmark::Plan(pc, c);
     const double n = static_cast<double>(c.size);
-    plan.host_elements = 2 * n * n + 32 * n;  // the exact sum of D and 32 sampled elements
+    plan.host_elements = 2 * n * n + 2 * 32 * n;  // the exact sum of D and 32 sampled elements of each check
     return plan;
   }
   Prediction Predict(const PredictionContext& pc, const BenchCase&) const override {

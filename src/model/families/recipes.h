@@ -26,6 +26,9 @@ struct FamilyEntry {
   const char* model_type;  ///< as written in config.json
   const char* family;      ///< recipe name shown to users (several model_types share one)
   Recipe recipe;
+  /// Prefixes of the architecture class names ("LlamaFor" of "LlamaForCausalLM") that mean
+  /// this model_type in a config.json without one; empty when no class name maps here.
+  std::vector<const char*> architectures;
 };
 
 /// Every supported model_type, in display order.

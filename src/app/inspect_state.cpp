@@ -1,0 +1,95 @@
+#include "app/inspect_state.h"
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+#include "knowledge/embedded_knowledge.h"
+#include "report/finding_view.h"
+#include "report/json_document.h"
+#include "telemetry/nvml_library.h"
+#include "telemetry/nvml_source.h"
+#include "telemetry/snapshot_json.h"
+
+namespace gpuprobe::app {
+
+core::Result<GpuReading> ReadGpuState(const std::string& from, const std::string* text) {
+  GpuReading reading;
+  if (!from.empty()) {
+    const std::string label = from == "-" ? "standard input" : from;
+    core::Result<std::string> read = text ? core::Result<std::string>(*text) : core::ReadTextFile(from, kMaxCaptureBytes);
+    if (!read.ok()) return read.status();
+    auto capture = telemetry::ReadCapture(*read);
+    if (!capture.ok()) return capture.status().WithContext(label);
+    reading.source_label = fmt::format("{} ({})", label, telemetry::CaptureFormatName(capture->format));
+    reading.from = from;
+    reading.format = capture->format;
+    reading.sets = std::move(capture->sets);
+    for (const auto& w : capture->warnings) reading.warnings.push_back(label + ": " + w);
+    reading.warning_texts = capture->warning_texts;
+    reading.warning_prefix = from;
+    return reading;
+  }
+  auto nvml = telemetry::NvmlLibrary::Open();
+  if (!nvml.ok()) return nvml.status();
+  telemetry::smi::Diagnostics diagnostics;
+  auto gpus = telemetry::ReadNvmlSnapshots(**nvml, &diagnostics);
+  if (!gpus.ok()) return gpus.status();
+  if (gpus->empty()) {
+    return core::Status::NotFound("NVML works but reports no GPU", "check CUDA/NVIDIA device visibility in this container")
+        .WithKeys("error.inspect.nvml_no_gpu", {}, "error.inspect.nvml_no_gpu.hint");
+  }
+  reading.source_label = "NVML (" + (*nvml)->loaded_from() + ")";
+  reading.sets.push_back({"", std::move(gpus.value())});
+  for (const auto& w : diagnostics.Messages()) reading.warnings.push_back(w);
+  reading.warning_texts = diagnostics.Texts();
+  return reading;
+}
+
+model::DeviceMatch SpecOf(const telemetry::Snapshot& gpu) { return knowledge::MatchDevice(gpu.pci_device_id, gpu.name); }
+
+nlohmann::json SpecMatchJson(const model::DeviceMatch& m) {
+  return {{"matched", m.spec ? nlohmann::json(m.spec->name) : nlohmann::json(nullptr)},
+          {"by", m.by.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.by)},
+          {"pci_device_id", m.pci_device_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.pci_device_id)}};
+}
+
+nlohmann::json GpusJson(const std::vector<telemetry::Snapshot>& gpus) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : gpus) {
+    nlohmann::json j = telemetry::SnapshotToJson(g);
+    j["spec"] = SpecMatchJson(SpecOf(g));
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts,
+                               std::vector<telemetry::Finding>* findings_all) {
+  nlohmann::json doc = report::MakeDocument("inspect");
+  doc["source"] = reading.source_label;
+  doc["warnings"] = reading.warnings;
+  doc["gpus"] = nlohmann::json::array();
+  doc["states"] = nlohmann::json::array();
+  std::vector<telemetry::NotJudged> not_judged_all;
+  for (const auto& set : reading.sets) {
+    auto assessment = telemetry::Assess(set.gpus);
+    findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
+    not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
+    doc["states"].push_back({{"state", set.state},
+                             {"findings", report::FindingsJson(assessment.findings, texts)},
+                             {"not_judged", report::NotJudgedJson(assessment.not_judged)}});
+    for (auto& g : GpusJson(set.gpus)) doc["gpus"].push_back(std::move(g));
+  }
+  doc["findings"] = report::FindingsJson(*findings_all, texts);
+  doc["not_judged"] = report::NotJudgedJson(not_judged_all);
+  return doc;
+}
+
+core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
+  auto reading = ReadGpuState("");
+  if (!reading.ok()) return reading.status();
+  std::vector<telemetry::Finding> findings;
+  return InspectDocument(*reading, texts, &findings);
+}
+
+}  // namespace gpuprobe::app

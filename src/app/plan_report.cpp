@@ -1,0 +1,282 @@
+#include "app/plan_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "knowledge/embedded_knowledge.h"
+#include "model/hf_config.h"
+#include "model/quantity.h"
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::app {
+namespace {
+
+core::Result<model::DType> DefaultDType(const model::ModelShape& shape) {
+  // The checkpoint's own dtype when the config says and it is a 16/32-bit float.
+  if (!shape.torch_dtype.empty()) {
+    auto parsed = model::ParseDType(shape.torch_dtype);
+    if (parsed.ok() && model::IsFloat16Or32(*parsed)) return *parsed;
+  }
+  return model::DType::kBf16;
+}
+
+core::Status ResolveShape(const PlanOptions& o, PlanReport* report) {
+  if (o.model_path.empty() == o.params.empty()) {
+    return core::Status::InvalidArgument(
+        "give the model as --model PATH (a config.json) or --params COUNT (e.g. 7B), not both or neither",
+        "gpuprobe plan --params 8B, or gpuprobe plan --model ./config.json");
+  }
+  if (o.model_path.empty()) {
+    auto count = core::ParseCount(o.params);
+    if (!count.ok()) return count.status().WithContext("--params");
+    model::ShapeFlags flags{o.layers, o.hidden, o.heads, o.kv_heads, o.vocab, o.intermediate};
+    auto shape = model::ShapeFromParameterCount(*count, flags);
+    if (!shape.ok()) return shape.status();
+    report->shape = std::move(shape.value());
+    report->model_label = "--params " + o.params;
+    return core::Status::Ok();
+  }
+  auto catalog = knowledge::ModelCatalog();
+  if (!catalog.ok()) return catalog.status();
+  auto source = checkpoint::ResolveModel(o.model_path, **catalog);
+  if (!source.ok()) return source.status();
+  report->shape = std::move(source->shape);
+  report->model_label = source->label;
+  report->found_in = source->found_in;
+  report->catalog_source = source->catalog_source;
+  report->checkpoint = std::move(source->checkpoint);
+  // Shape flags override the config (e.g. to try a different vocabulary).
+  model::ModelShape& s = report->shape;
+  if (o.layers) s.num_layers = *o.layers;
+  if (o.hidden) s.hidden_size = *o.hidden;
+  if (o.heads) s.num_heads = *o.heads;
+  if (o.kv_heads) s.num_kv_heads = *o.kv_heads;
+  if (o.vocab) s.vocab_size = *o.vocab;
+  if (o.intermediate) s.intermediate_size = *o.intermediate;
+  if (o.layers || o.hidden || o.heads || o.kv_heads || o.vocab || o.intermediate) {
+    if (o.hidden || o.heads) s.head_dim = s.hidden_size / std::max<std::int64_t>(1, s.num_heads);
+    // The overridden shape is re-derived as a uniform decoder; the checkpoint's bytes no longer apply.
+    GPUPROBE_RETURN_IF_ERROR(model::ValidateShape(s, "shape flags"));
+    s.layers.clear();
+    model::BuildUniformLayers(s);
+    s.notes.push_back({"shape_flags", ""});
+    report->checkpoint.reset();
+  }
+  return core::Status::Ok();
+}
+
+core::Status BuildJob(const PlanOptions& o, PlanReport* report) {
+  model::Job& job = report->job;
+  GPUPROBE_ASSIGN_OR_RETURN(job.mode, model::ParseJobMode(o.mode));
+  if (o.dtype.empty()) {
+    GPUPROBE_ASSIGN_OR_RETURN(job.weight_dtype, DefaultDType(report->shape));
+  } else {
+    GPUPROBE_ASSIGN_OR_RETURN(job.weight_dtype, model::ParseDType(o.dtype));
+  }
+  if (o.kv_dtype.empty()) {
+    job.kv_dtype = model::IsFloat16Or32(job.weight_dtype) && job.weight_dtype != model::DType::kFp32 ? job.weight_dtype
+                                                                                                     : model::DType::kBf16;
+  } else {
+    GPUPROBE_ASSIGN_OR_RETURN(job.kv_dtype, model::ParseDType(o.kv_dtype));
+    if (job.kv_dtype == model::DType::kInt4 || job.kv_dtype == model::DType::kNf4) {
+      return core::Status::InvalidArgument("--kv-dtype must be fp32, fp16, bf16, fp8 or int8");
+    }
+  }
+  GPUPROBE_ASSIGN_OR_RETURN(job.optimizer, model::ParseOptimizer(o.optimizer));
+  if (o.lora_targets != "all" && o.lora_targets != "attention") {
+    return core::Status::InvalidArgument("--lora-targets must be all or attention, got '" + o.lora_targets + "'");
+  }
+  job.lora_all_linears = o.lora_targets == "all";
+  job.batch = o.batch;
+  job.seq = o.seq;
+  if (report->traffic_requested && !o.seq_given) {
+    job.seq = static_cast<std::int64_t>(*o.prompt_tokens) + static_cast<std::int64_t>(*o.output_tokens);
+  }
+  job.lora_rank = o.lora_rank;
+  job.tensor_parallel = o.tp;
+  job.pipeline_parallel = o.pp;
+  job.expert_parallel = o.ep;
+  job.shared_prefix = o.shared_prefix;
+  if (o.dtype.empty() && job.mode != model::JobMode::kFull) {
+    // The checkpoint's own storage: its headers' bytes when read, else its quantisation.
+    // (Full fine-tuning trains 16/32-bit weights, so it plans with the dtype instead.)
+    job.weight_quant = report->shape.quant;
+    if (report->checkpoint && report->checkpoint->serving.tensors > 0) {
+      job.checkpoint_weight_bytes = report->checkpoint->serving.bytes;
+      job.checkpoint_weight_note = model::Say("plan.checkpoint_note")
+                                       .Int("files", static_cast<double>(report->checkpoint->files.size()))
+                                       .Text("format", report->checkpoint->format)
+                                       .Int("tensors", static_cast<double>(report->checkpoint->serving.tensors));
+    }
+  }
+  job.headroom = o.headroom;
+  // QLoRA recipes turn checkpointing on; others leave it off unless asked.
+  job.activation_checkpointing = (job.mode == model::JobMode::kQlora || o.checkpointing) && !o.no_checkpointing;
+  return core::Status::Ok();
+}
+
+// Every number of the command line through the one validator of its quantity.
+core::Status CheckFlags(const PlanOptions& o) {
+  using model::Quantity;
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kBatch, static_cast<double>(o.batch), "--batch"));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, static_cast<double>(o.seq), "--seq"));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kGpuCount, o.tp, "--tp"));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kGpuCount, o.pp, "--pp"));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kGpuCount, o.ep, "--ep", /*allow_zero=*/true));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kHeadroom, o.headroom, "--headroom"));
+  GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kLoraRank, o.lora_rank, "--lora-rank"));
+  GPUPROBE_RETURN_IF_ERROR(
+      model::CheckQuantity(Quantity::kTokens, static_cast<double>(o.shared_prefix), "--shared-prefix", true));
+  if (!o.gpu.empty()) GPUPROBE_RETURN_IF_ERROR(model::CheckGpuName(o.gpu, "--gpu"));
+  if (o.prompt_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.prompt_tokens, "--prompt-tokens"));
+  if (o.output_tokens) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kTokens, *o.output_tokens, "--output-tokens"));
+  // A given rate or user count is checked as what it is (--rps 0 is not "no --rps").
+  if (o.rps) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kRequestRate, *o.rps, "--rps"));
+  if (o.users) GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kUsers, *o.users, "--users"));
+  const bool traffic = o.rps || o.users;
+  const bool tokens = o.prompt_tokens && o.output_tokens;
+  if (traffic ? !tokens : (o.prompt_tokens || o.output_tokens)) {
+    return core::Status::InvalidArgument("traffic needs --rps R (or --users N) with --prompt-tokens P and --output-tokens O",
+                                         "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200");
+  }
+  if (o.think_time && !o.users) return core::Status::InvalidArgument("--think-time goes with --users (a closed loop of users)");
+  if (o.tpot_ms) {
+    if (!traffic) return core::Status::InvalidArgument("--tpot-ms is a latency target for --rps or --users");
+    if (*o.tpot_ms <= 0) return core::Status::InvalidArgument("--tpot-ms must be a positive number of milliseconds");
+  }
+  if (traffic && o.mode != "infer" && o.mode != "inference") {
+    return core::Status::InvalidArgument("--rps and --users size a serving job; use them with --mode infer");
+  }
+  return core::Status::Ok();
+}
+
+model::Traffic TrafficOf(const PlanOptions& o) {
+  model::Traffic t;
+  t.requests_per_second = o.rps.value_or(0);
+  t.users = o.users.value_or(0);
+  t.think_seconds = o.think_time.value_or(0);
+  t.prompt_tokens = static_cast<std::int64_t>(o.prompt_tokens.value_or(0));
+  t.output_tokens = static_cast<std::int64_t>(o.output_tokens.value_or(0));
+  t.max_tpot_seconds = o.tpot_ms.value_or(0) / 1000.0;
+  return t;
+}
+
+// Dollars per million tokens at the bound and at the low end of the efficiency range.
+void FillCost(const model::GpuPrice* price, int gpus, double bound, double low, PlanCost* cost) {
+  cost->price = price;
+  cost->gpus = gpus;
+  cost->tokens_per_s_bound = bound;
+  cost->tokens_per_s_low = low;
+  cost->usd_per_million_bound = model::UsdPerMillionTokens(price->usd_per_hour, gpus, bound);
+  cost->usd_per_million_low = model::UsdPerMillionTokens(price->usd_per_hour, gpus, low);
+}
+
+core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db, const model::PriceBook& prices,
+                            PlanReport* report) {
+  const model::GpuSpec& gpu = *report->gpu;
+  const model::Job& job = report->job;
+  model::UsableMemory usable = model::DriverUsableMemory(gpu);
+  report->gpu_price = prices.Find(gpu);
+  report->fits_on_gpu = report->fits.front().fit.fits;
+  if (!report->fits_on_gpu) {
+    report->options = model::FindFitOptions(report->shape, job, gpu, db, &prices);
+  } else {
+    report->capacity = model::FindCapacity(report->shape, job, usable.bytes);
+    if (job.mode == model::JobMode::kInfer) {
+      report->serving = model::PlanServing(report->shape, job, report->memory, usable.bytes);
+    }
+    auto throughput = model::PredictThroughput(report->shape, report->memory, job, gpu);
+    if (throughput.ok()) report->throughput = std::move(throughput.value());
+  }
+  if (report->traffic_requested) {
+    auto traffic = model::SizeForTraffic(report->shape, job, gpu, TrafficOf(o));
+    if (!traffic.ok()) return traffic.status();
+    report->traffic = std::move(traffic.value());
+  }
+  // Cost at the job's own figures: inference at the KV-limited full concurrency, training as planned.
+  if (report->gpu_price != nullptr && report->throughput) {
+    PlanCost cost;
+    const int gpus = model::GpusOfSplit(job);
+    if (job.mode == model::JobMode::kInfer && report->serving && report->serving->max_sequences > 0) {
+      model::Job full = job;
+      full.batch = report->serving->max_sequences;
+      auto at_full = model::PredictThroughput(report->shape, report->memory, full, gpu);
+      if (at_full.ok()) {
+        FillCost(report->gpu_price, gpus, at_full->decode_aggregate.bound, at_full->decode_aggregate.low, &cost);
+        cost.sequences = full.batch;
+        report->cost = cost;
+      }
+    } else if (report->throughput->has_training) {
+      FillCost(report->gpu_price, gpus, report->throughput->training.bound, report->throughput->training.low, &cost);
+      if (!o.train_tokens.empty()) {
+        auto tokens = core::ParseCount(o.train_tokens);
+        if (!tokens.ok()) return tokens.status().WithContext("--train-tokens");
+        GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(model::Quantity::kTrainTokens, std::floor(*tokens), "--train-tokens"));
+        cost.train_tokens = std::floor(*tokens);
+      }
+      report->cost = cost;
+    }
+  }
+  return core::Status::Ok();
+}
+
+}  // namespace
+
+core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
+  PlanReport report;
+  GPUPROBE_RETURN_IF_ERROR(CheckFlags(o));
+  report.traffic_requested = o.rps || o.users;
+  if (report.traffic_requested) {
+    GPUPROBE_RETURN_IF_ERROR(model::ValidateTraffic(TrafficOf(o)));
+    if (o.gpu.empty()) {
+      return core::Status::InvalidArgument("--rps and --users need --gpu: the GPU to count",
+                                           "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200");
+    }
+  }
+  GPUPROBE_RETURN_IF_ERROR(ResolveShape(o, &report));
+  GPUPROBE_RETURN_IF_ERROR(BuildJob(o, &report));
+  if (!o.train_tokens.empty() && report.job.mode == model::JobMode::kInfer) {
+    return core::Status::InvalidArgument("--train-tokens prices a training run; use it with --mode lora, qlora or full");
+  }
+  auto memory = model::PlanMemory(report.shape, report.job);
+  if (!memory.ok()) return memory.status();
+  report.memory = std::move(memory.value());
+
+  auto db_result = knowledge::Specs();
+  if (!db_result.ok()) return db_result.status();
+  const model::SpecDatabase& db = **db_result;
+  auto prices = knowledge::PricesWithOverrides(o.prices);
+  if (!prices.ok()) return prices.status();
+  report.prices = std::make_shared<model::PriceBook>(std::move(prices.value()));
+
+  std::vector<const model::GpuSpec*> candidates;
+  if (!o.gpu.empty()) {
+    auto found = db.Find(o.gpu);
+    if (!found.ok()) return found.status().WithContext("--gpu");
+    report.gpu = *found;
+    candidates.push_back(*found);
+  } else {
+    for (const auto& g : db.gpus()) {
+      if (g.memory_size_gb_vendor.known()) candidates.push_back(&g);
+    }
+  }
+  for (const auto* g : candidates) {
+    model::UsableMemory usable = model::DriverUsableMemory(*g);
+    report.fits.push_back({g, model::CheckFit(report.memory, report.job, usable.bytes, static_cast<int>(report.shape.num_heads)), usable.estimated});
+  }
+  // Fits first (smallest card that fits first: the cheapest adequate choice), then fewest GPUs.
+  std::stable_sort(report.fits.begin(), report.fits.end(), [](const PlanFit& a, const PlanFit& b) {
+    if (a.fit.fits != b.fit.fits) return a.fit.fits;
+    if (a.fit.fits) return a.fit.usable_bytes < b.fit.usable_bytes;
+    int an = a.fit.gpus_needed == 0 ? 1 << 30 : a.fit.gpus_needed;
+    int bn = b.fit.gpus_needed == 0 ? 1 << 30 : b.fit.gpus_needed;
+    if (an != bn) return an < bn;
+    return a.fit.usable_bytes > b.fit.usable_bytes;
+  });
+  if (report.gpu != nullptr) GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
+  return report;
+}
+
+}  // namespace gpuprobe::app

@@ -1,0 +1,112 @@
+#include "report/finding_view.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/status_text.h"
+
+namespace gpuprobe::report {
+namespace {
+
+using telemetry::Finding;
+
+// A field as nvidia-smi's query names it (utilization.gpu, persistence_mode) reads as an
+// identifier; any other name (processes, process used_memory) is quoted in Chinese, where it
+// stays English.
+std::string FieldText(const std::string& field, const Texts& t) {
+  bool identifier = field.find(' ') == std::string::npos && field.find_first_of("._") != std::string::npos;
+  return identifier ? field : QuotedValue(field, t);
+}
+
+// Text `key` with the finding's named values (the one formatter, report/status_text.h): a
+// text that does not format is shown as written rather than lost.
+std::string Format(const Texts& texts, const std::string& key, const Finding& f) { return FormatWithArgs(texts, key, f.args); }
+
+}  // namespace
+
+std::string FindingEvidence(const Finding& f, const Texts& texts) {
+  // Chinese sentences follow each other without a space.
+  const char* between = texts.language() == Language::kZh ? "" : " ";
+  std::string out = Format(texts, f.EvidenceKey(), f);
+  for (const auto& note : f.notes) out += between + Format(texts, "finding.note." + note, f);
+  return out;
+}
+
+nlohmann::json FindingJson(const Finding& f, const Texts& texts) {
+  nlohmann::json facts = nlohmann::json::array();
+  for (const auto& fact : f.facts) facts.push_back({{"field", fact.field}, {"value", fact.value}});
+  return {{"id", f.id},
+          {"severity", telemetry::SeverityName(f.severity)},
+          {"gpu", f.gpu},
+          {"evidence", FindingEvidence(f, texts)},
+          {"facts", facts},
+          {"confidence", telemetry::ConfidenceName(f.confidence())},
+          {"missing", f.missing},
+          {"explanation", texts.Get("finding." + f.id + ".explain")},
+          {"next_step", texts.Get("finding." + f.id + ".next")}};
+}
+
+nlohmann::json FindingsJson(const std::vector<Finding>& findings, const Texts& texts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : findings) out.push_back(FindingJson(f, texts));
+  return out;
+}
+
+nlohmann::json NotJudgedJson(const std::vector<telemetry::NotJudged>& not_judged) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& n : not_judged) out.push_back({{"id", n.id}, {"gpu", n.gpu}, {"missing", n.missing}});
+  return out;
+}
+
+std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
+  std::string out = t.Get("inspect.findings") + "\n";
+  if (a.findings.empty()) out += "  " + t.Get(a.not_judged.empty() ? "inspect.no_findings" : "inspect.no_findings_judged") + "\n";
+  for (const auto& f : a.findings) {
+    out += fmt::format("  [{}] GPU {} {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu, f.id,
+                       FindingEvidence(f, t));
+    std::string facts;
+    for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + Tr(t, "inspect.fact", fmt::arg("field", FieldText(fact.field, t)), fmt::arg("value", fact.value));
+    if (!facts.empty()) out += "      " + Tr(t, "inspect.facts", facts) + "\n";
+    if (!f.missing.empty()) {
+      std::string missing;
+      for (const auto& m : f.missing) missing += (missing.empty() ? "" : ", ") + FieldText(m, t);
+      out += "      " + Tr(t, "inspect.confidence_reduced", missing) + "\n";
+    }
+    out += "      " + t.Get("finding." + f.id + ".explain") + "\n";
+    out += "      -> " + t.Get("finding." + f.id + ".next") + "\n";
+  }
+  // What could not be judged: the rule ids and the fields they lacked, GPUs with the same
+  // gaps on one line (an 8-GPU table lacks the same fields eight times).
+  std::map<int, std::pair<std::vector<std::string>, std::vector<std::string>>> by_gpu;
+  for (const auto& n : a.not_judged) {
+    auto& [ids, fields] = by_gpu[n.gpu];
+    ids.push_back(n.id);
+    for (const auto& m : n.missing) {
+      if (std::find(fields.begin(), fields.end(), m) == fields.end()) fields.push_back(m);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> lines;  // (gpus, rest)
+  for (const auto& [gpu, entry] : by_gpu) {
+    std::string ids, fields;
+    for (const auto& id : entry.first) ids += (ids.empty() ? "" : ", ") + id;
+    for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + FieldText(m, t);
+    std::string rest = Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields));
+    auto same = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == rest; });
+    if (same == lines.end()) {
+      lines.emplace_back(std::to_string(gpu), rest);
+    } else {
+      same->first += "," + std::to_string(gpu);
+    }
+  }
+  for (const auto& [gpus, rest] : lines) {
+    std::string line = rest;
+    size_t at = line.find("{gpu}");
+    if (at != std::string::npos) line.replace(at, 5, gpus);
+    out += "  " + line + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpuprobe::report

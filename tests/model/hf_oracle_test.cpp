@@ -1,0 +1,169 @@
+// `plan` held against an oracle that is not ours: transformers itself. Every row of
+// tests/fixtures/transformers_oracle/oracle.json is a model type's default config written by
+// save_pretrained and the figures transformers gives for it (parameters from a meta-device
+// instantiation, the KV cache from real forward passes); real configs of 2025-2026 models with
+// transformers' own counts are in tests/fixtures/real_configs_2025 (split by organisation: the
+// train part is held exactly, the held-out part is scored). Counting goes through the embedded
+// data (data/models/hf) exactly as `plan --model` does.
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/embedded_data.h"
+#include "core/json_input.h"
+#include "model/hf_config.h"
+#include "model/hf_template_shape.h"
+#include "model/model_shape.h"
+
+namespace gpuprobe::model {
+namespace {
+
+using nlohmann::json;
+
+std::string Fixture(const std::string& relative) {
+  std::ifstream in(std::string(GPUPROBE_FIXTURES_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The embedded data, parsed per file on first use (what the knowledge owner does in the binary).
+class EmbeddedHf {
+ public:
+  EmbeddedHf() {
+    index_ = Parse("models/hf/index.json");
+    auto k = HfKnowledge::FromIndex(
+        index_, [this](const std::string& t) { return Load("models/hf/structure/" + t + ".json"); },
+        [this](const std::string& c) { return Load("models/hf/defaults/" + c + ".json"); });
+    EXPECT_TRUE(k.ok()) << k.status().message();
+    knowledge_ = std::move(*k);
+  }
+  const HfKnowledge& knowledge() const { return knowledge_; }
+
+ private:
+  static json Parse(const std::string& name) {
+    auto text = core::EmbeddedFile(name);
+    if (!text.ok()) return json();
+    auto parsed = core::ParsePythonJsonInput(*text, name);
+    return parsed.ok() ? *parsed : json();
+  }
+  const json* Load(const std::string& name) {
+    auto it = cache_.find(name);
+    if (it == cache_.end()) it = cache_.emplace(name, std::make_unique<json>(Parse(name))).first;
+    return it->second->is_null() ? nullptr : it->second.get();
+  }
+  json index_;
+  std::map<std::string, std::unique_ptr<json>> cache_;
+  HfKnowledge knowledge_;
+};
+
+const EmbeddedHf& Hf() {
+  static const EmbeddedHf hf;
+  return hf;
+}
+
+// json::value() throws when the key holds null; the oracle writes null for "not known".
+std::string Str(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+double Num(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+struct Kv {
+  double per_token = 0, state = 0, cross = 0;
+};
+
+Kv ShapeKv(const ModelShape& s) {
+  Kv kv;
+  kv.per_token = KvBytesPerToken(s, 1.0, 1);
+  for (const LayerShape& l : s.layers) {
+    kv.state += l.ssm_state_elements;
+    kv.cross += l.cross_kv_elements;
+  }
+  return kv;
+}
+
+// Every model type whose template the generator validated as exact: transformers' own total at
+// the class's default config, and the cache it keeps per token where its forward pass was probed.
+TEST(HfOracle, EveryExactTemplateGivesTransformersOwnCount) {
+  json oracle = json::parse(Fixture("transformers_oracle/oracle.json"));
+  const HfKnowledge& k = Hf().knowledge();
+  int rows = 0, exact_templates = 0, counted = 0, kv_rows = 0, kv_exact = 0;
+  for (const auto& [type, row] : oracle["rows"].items()) {
+    ++rows;
+    if (Str(row, "status") != "ok") continue;
+    auto entry = k.templates.find(type);
+    if (entry == k.templates.end() || Str(*entry, "status") != "exact") continue;
+    ++exact_templates;
+    if (!row.contains("config") || !row["config"].is_string()) continue;
+    std::string label = "transformers_oracle/" + row["config"].get<std::string>();
+    auto shape = ParseHfConfig(Fixture(label), label, k);
+    if (!shape.ok()) {
+      ADD_FAILURE() << type << ": " << shape.status().message();
+      continue;
+    }
+    ParamCount p = CountParameters(*shape);
+    EXPECT_EQ(p.total, row["total_params"].get<std::int64_t>()) << type;
+    counted += p.total == row["total_params"].get<std::int64_t>();
+    if (Str(row, "kv_source") == "forward" && row.contains("kv") && row["kv"].is_array()) {
+      ++kv_rows;
+      Kv want;
+      for (const json& run : row["kv"]) {
+        double layers = run["layers"][1].get<double>() - run["layers"][0].get<double>() + 1;
+        std::string kind = Str(run, "kind");
+        if (kind == "full" || kind == "sliding" || kind == "chunked" || kind == "mla") {
+          want.per_token += layers * Num(run, "per_token");
+        }
+        want.state += layers * Num(run, "state");
+        if (run.contains("cross_per_token") && run.contains("source_len") && run["source_len"].is_string()) {
+          // The encoder length is read from the config, as the shape does.
+          json config = json::parse(Fixture(label));
+          std::string key = run["source_len"];
+          if (config.contains(key) && config[key].is_number()) want.cross += layers * Num(run, "cross_per_token") * config[key].get<double>();
+        }
+      }
+      Kv got = ShapeKv(*shape);
+      bool same = got.per_token == want.per_token && got.state == want.state && got.cross == want.cross;
+      EXPECT_TRUE(same) << type << ": KV per token " << got.per_token << " (oracle " << want.per_token << "), state "
+                        << got.state << " (" << want.state << "), cross " << got.cross << " (" << want.cross << ")";
+      kv_exact += same;
+    }
+  }
+  std::cout << "transformers oracle: " << rows << " model types, " << exact_templates << " exact templates, "
+            << counted << " counted exactly; KV probed " << kv_rows << ", exact " << kv_exact << "\n";
+  EXPECT_GT(exact_templates, 150);
+}
+
+// Real configs of 2025-2026 models, with transformers' own counts (oracle.py beside them).
+TEST(HfOracle, RealConfigsCountAsTransformersDoes) {
+  json index = json::parse(Fixture("real_configs_2025/index.json"));
+  const HfKnowledge& k = Hf().knowledge();
+  int train = 0, train_exact = 0, held = 0, held_exact = 0;
+  for (const json& c : index["configs"]) {
+    const json& o = c["oracle"];
+    if (Str(o, "status") != "ok" || !o.contains("total_params") || !o["total_params"].is_number()) continue;
+    std::string label = "real_configs_2025/" + c["file"].get<std::string>();
+    auto shape = ParseHfConfig(Fixture(label), label, k);
+    bool exact = shape.ok() && CountParameters(*shape).total == o["total_params"].get<std::int64_t>();
+    if (c["split"] == "train") {
+      ++train;
+      train_exact += exact;
+    } else {
+      ++held;
+      held_exact += exact;
+    }
+  }
+  std::cout << "real configs: train " << train_exact << "/" << train << " exact, held-out " << held_exact << "/" << held
+            << " exact\n";
+  EXPECT_GT(train, 20);
+}
+
+}  // namespace
+}  // namespace gpuprobe::model
