@@ -8,8 +8,11 @@
 
 #include "knowledge/embedded_knowledge.h"
 #include "cli/command.h"
+#include "cli/explain_answer.h"
+#include "cli/explain_term_view.h"
 #include "cli/explain_view.h"
 #include "core/file_io.h"
+#include "core/strings.h"
 #include "doctor/capability.h"
 #include "doctor/cuda_compat.h"
 #include "doctor/error_analysis.h"
@@ -28,6 +31,9 @@ struct ExplainOptions {
   std::string from;
   std::string gpu;
   bool list = false;
+  std::string term;         // --term NAME: the glossary only
+  bool error_only = false;  // --error: the error matcher only, even for a term's name
+  bool list_terms = false;
   // The global flags, accepted after the verb as well: a pasted text may start with dashes,
   // so the verb reads its own arguments instead of passing unknown ones to the main program.
   bool json = false;
@@ -61,6 +67,16 @@ core::Result<std::string> PastedText(const ExplainOptions& o, const report::Text
   return text;
 }
 
+// --term NAME that the glossary does not have: InvalidArgument naming the flag, with the
+// nearest names.
+core::Status UnknownTerm(const std::string& name, const model::Glossary& g, const report::Texts& t) {
+  std::vector<std::string> near;
+  for (const auto& id : g.Closest(name)) near.push_back(g.ById(id)->names.front());
+  std::string message = Tr(t, "explain.error.unknown_term", fmt::arg("term", name));
+  if (!near.empty()) message += Tr(t, "explain.error.unknown_term_near", fmt::arg("names", core::Join(near, t.Get("explain.list_separator"))));
+  return core::Status::InvalidArgument(message, "gpuprobe explain --list-terms");
+}
+
 core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& o) {
   const bool json = ctx.options.json || o.json;
   auto matcher_result = doctor::ErrorMatcher::Embedded();
@@ -72,6 +88,22 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     } else {
       ctx.out << RenderExplainList(matcher, ctx.texts);
     }
+    return core::ExitCode::kOk;
+  }
+  auto glossary = knowledge::Glossary();
+  if (!glossary.ok()) return glossary.status();
+  if (o.list_terms) {
+    ctx.out << (json ? report::RenderJson(TermListToJson(**glossary, ctx.texts)) : RenderTermList(**glossary, ctx.texts));
+    return core::ExitCode::kOk;
+  }
+  if (!o.term.empty()) {
+    // --term NAME: the glossary only; a name it does not have is bad input, with the nearest.
+    if (!o.from.empty() || !o.words.empty() || !o.command->remaining().empty()) {
+      return core::Status::InvalidArgument(ctx.texts.Get("explain.error.term_and_text"));
+    }
+    TermAnswer answer{o.term, (*glossary)->Find(o.term), {}, {}};
+    if (answer.term == nullptr) return UnknownTerm(o.term, **glossary, ctx.texts);
+    ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
     return core::ExitCode::kOk;
   }
   auto specs = knowledge::Specs();
@@ -105,6 +137,23 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
   auto emitters = doctor::EmitterTable::Embedded();
   if (!emitters.ok()) return emitters.status();
   result.analysis = doctor::Analyze(matcher, *emitters, text, result.log ? doctor::AnalysisMode::kLog : doctor::AnalysisMode::kPaste);
+  // A text that is, as a whole, one of the glossary's names is that term (docs/explain.md,
+  // "Terms and error texts"): the error reading the same words may have is named beside it,
+  // and --error asks for that reading instead.
+  if (!result.log && !o.error_only) {
+    if (const model::GlossaryTerm* term = (*glossary)->Find(text)) {
+      TermAnswer answer{text, term, {}, {}};
+      // An entry the words match is named; a number inside a name ("NVLink 4") is not read
+      // as a status here.
+      if (!result.analysis.hits.empty()) {
+        const doctor::Finding& hit = result.analysis.hits.front().finding;
+        answer.also_error_key = hit.key;
+        answer.also_error_title = ReadingTitle(hit, matcher, ctx.texts);
+      }
+      ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
+      return core::ExitCode::kOk;
+    }
+  }
   // Context from the text: a paste is read whole; in a log, the first record of the error.
   for (const auto& hit : result.analysis.hits) {
     if (!result.oom && hit.finding.entry != nullptr && hit.finding.entry->id == "cuda_out_of_memory") {
@@ -150,6 +199,9 @@ VerbRunner SetupExplainVerb(CLI::App* command) {
   command->add_option("--from", o->from, "a log file to scan ('-' = standard input)");
   command->add_option("--gpu", o->gpu, "the GPU the error happened on (a name from 'gpuprobe gpus'), for what it lacks");
   command->add_flag("--list", o->list, "every error the knowledge base knows");
+  command->add_option("--term", o->term, "a word from gpuprobe's screens to explain from the glossary (SM, KV cache, Xid, ...)");
+  command->add_flag("--error", o->error_only, "read the text as an error text even when it is a glossary term's name");
+  command->add_flag("--list-terms", o->list_terms, "the glossary's terms, by group");
   command->add_flag("--json", o->json, "print one JSON document (as before the verb)");
   command->add_option("--lang", o->lang, "language of the text output: en or zh (as before the verb)")->check(CLI::IsMember({"en", "zh"}));
   // A paste may start with dashes: arguments that are no flag of this verb are text, and are

@@ -100,7 +100,8 @@ std::string HelpFormatter::make_description(const CLI::App* app) const {
 
 std::string HelpFormatter::make_footer(const CLI::App* app) const {
   // Every command has examples and exit codes; a missing one shows as missing (and fails a test).
-  return texts_.Get("help." + HelpScope(app) + ".footer") + "\n";
+  // Every page ends pointing to the glossary (`gpuprobe explain TERM`).
+  return texts_.Get("help." + HelpScope(app) + ".footer") + "\n\n" + texts_.Get("help.label.glossary") + "\n";
 }
 
 std::string HelpFormatter::make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const {

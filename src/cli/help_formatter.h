@@ -1,7 +1,8 @@
 // `--help` in the user's language. A CLI11 Formatter that takes every word of a help page
 // from the text catalogue (data/texts/<lang>/help.json) instead of the strings the verbs pass
 // to CLI11: the description ("help.<verb>.summary"), each option ("help.<verb>.<long-name>",
-// a positional by its name), the footer with examples and exit status ("help.<verb>.footer"),
+// a positional by its name), the footer with examples and exit status ("help.<verb>.footer")
+// and, on every page, the pointer to the glossary ("help.label.glossary"),
 // and CLI11's own words (Usage, OPTIONS, REQUIRED, group titles, value types, the names of
 // positional arguments: "help.label.*").
 // The main program's keys use "global" for <verb>; -h/--help and --version are

@@ -68,6 +68,15 @@ core::Result<const std::vector<model::NormalRange>*> NormalRanges() {
   return Kept(kParsed);
 }
 
+core::Result<const model::Glossary*> Glossary() {
+  static const core::Result<model::Glossary> kParsed = []() -> core::Result<model::Glossary> {
+    auto text = core::EmbeddedFile("knowledge/glossary.json");
+    if (!text.ok()) return text.status();
+    return model::Glossary::Parse(*text, "data/knowledge/glossary.json");
+  }();
+  return Kept(kParsed);
+}
+
 model::DeviceMatch MatchDevice(std::optional<std::uint32_t> pci_device_id, std::string_view runtime_name) {
   auto db = Specs();
   if (!db.ok()) return {};

@@ -1,9 +1,10 @@
 // The one owner of the reference data embedded in the binary that the model reads: the GPU
 // spec database (data/gpu_specs.json with data/host_links.json), the price table
-// (data/prices/gpu_prices.json), the model catalogue (data/models/catalog.json) and the
-// normal efficiency ranges (data/knowledge/normal_ranges.json). Each is parsed once per
-// process, on first use, and every verb, the bench engine and the tests read the same copy;
-// a ParseError from any of them means a broken build (tests load each one).
+// (data/prices/gpu_prices.json), the model catalogue (data/models/catalog.json), the
+// normal efficiency ranges (data/knowledge/normal_ranges.json) and the newcomer's glossary
+// (data/knowledge/glossary.json). Each is parsed once per process, on first use, and every
+// verb, the bench engine and the tests read the same copy; a ParseError from any of them
+// means a broken build (tests load each one).
 //
 // The error knowledge of `explain` and `doctor` (errors, Xid catalogue, CUDA statuses, the
 // driver/CUDA table) is doctor's own data and has its owners there (doctor/*::Embedded()).
@@ -19,6 +20,7 @@
 
 #include "core/status.h"
 #include "model/device_match.h"
+#include "model/glossary.h"
 #include "model/model_catalog.h"
 #include "model/normal_range.h"
 #include "model/prices.h"
@@ -41,6 +43,9 @@ core::Result<const std::vector<model::CatalogEntry>*> ModelCatalog();
 
 /// The normal efficiency ranges.
 core::Result<const std::vector<model::NormalRange>*> NormalRanges();
+
+/// The glossary behind `gpuprobe explain TERM`.
+core::Result<const model::Glossary*> Glossary();
 
 /// The spec entry of a real device by the strict rule (model/device_match.h): its PCI device id
 /// when given, else its whole runtime name. An empty match without the database.

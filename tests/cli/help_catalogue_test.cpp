@@ -26,7 +26,8 @@ std::vector<const CLI::App*> Commands(const CLI::App& app) {
 std::set<std::string> KeysOf(const CLI::App& app) {
   std::set<std::string> keys = {"help.label.usage", "help.label.options_badge", "help.label.subcommand_badge",
                                 "help.label.subcommands_badge", "help.label.required", "help.label.group.options",
-                                "help.label.group.positionals", "help.label.group.subcommands"};
+                                "help.label.group.positionals", "help.label.group.subcommands",
+                                "help.label.glossary"};
   for (const CLI::App* command : Commands(app)) {
     std::string scope = HelpScope(command);
     keys.insert("help." + scope + ".summary");
@@ -93,6 +94,22 @@ TEST(HelpFormatterTest, EnglishPagesKeepTheirExamplesAndColumns) {
   EXPECT_NE(main_page.find("  plan                        will my model fit"), std::string::npos) << main_page;
   const CLI::App* bench = cli->app.get_subcommand("bench");
   EXPECT_NE(bench->help().find("  --list                      list every benchmark id"), std::string::npos) << bench->help();
+}
+
+// Issue 26: every verb's --help points a newcomer to the glossary, in both languages.
+TEST_P(HelpCatalogueTest, EveryPagePointsToTheGlossary) {
+  auto texts = report::Texts::Load(GetParam());
+  ASSERT_TRUE(texts.ok());
+  auto cli = BuildCliApp(*texts);
+  const std::string pointer = texts->Get("help.label.glossary");
+  ASSERT_NE(pointer.find("gpuprobe explain"), std::string::npos) << pointer;
+  size_t pages = 0;
+  for (const CLI::App* command : Commands(cli->app)) {
+    std::string page = command->help();
+    EXPECT_NE(page.find(pointer), std::string::npos) << "gpuprobe " << command->get_name() << " --help:\n" << page;
+    ++pages;
+  }
+  EXPECT_GE(pages, 12u);  // the main page and its 11 verbs
 }
 
 TEST(HelpFormatterTest, ChineseColumnsAlignByDisplayWidth) {

@@ -128,6 +128,14 @@ for f in $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print
 done
 run "explain --gpu t4 (capability)" explain "$bin" --lang zh explain --gpu t4 "Bfloat16 is only supported on GPUs with compute capability of at least 8.0."
 run "explain (profile)" explain "$bin" --lang zh explain "ggml_backend_sched: graph rebuild failed: error 7 in ggml-cuda.cu:1234 on RTX 4090"
+# The glossary (issue 26): the list of terms and every term, by the name a user types.
+run "explain --list-terms" explain "$bin" --lang zh explain --list-terms
+python3 -c 'import json, sys; print("\n".join(t["names"][0] for t in json.load(open(sys.argv[1], encoding="utf-8"))["terms"]))' \
+  "$tests/../data/knowledge/glossary.json" >"$dir/terms"
+while IFS= read -r term; do
+  run "explain $term (glossary)" explain "$bin" --lang zh explain "$term"
+done <"$dir/terms"
+run "explain --term (not in the glossary)" explain "$bin" --lang zh explain --term warpp
 run "serve bad interval" serve "$bin" --lang zh serve --interval 0
 
 # --- every --help page and the errors of the command line itself

@@ -1,0 +1,197 @@
+#include "model/glossary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/json_input.h"
+#include "core/spelling.h"
+#include "core/strings.h"
+
+namespace gpuprobe::model {
+namespace {
+
+using nlohmann::json;
+
+core::Status Bad(const std::string& where, const std::string& what) { return core::Status::ParseError(where + ": " + what); }
+
+core::Result<GlossaryText> ReadText(const json& parent, const char* key, const std::string& where) {
+  if (!parent.contains(key) || !parent[key].is_object()) return Bad(where, fmt::format("\"{}\" must be an object {{en, zh}}", key));
+  const json& t = parent[key];
+  const json en = t.value("en", json()), zh = t.value("zh", json());
+  if (!en.is_string() || !zh.is_string() || en.get<std::string>().empty() || zh.get<std::string>().empty()) {
+    return Bad(where, fmt::format("\"{}\" needs non-empty \"en\" and \"zh\" texts", key));
+  }
+  return GlossaryText{en.get<std::string>(), zh.get<std::string>()};
+}
+
+core::Result<std::vector<std::string>> ReadStrings(const json& parent, const char* key, const std::string& where) {
+  if (!parent.contains(key) || !parent[key].is_array()) return Bad(where, fmt::format("\"{}\" must be an array of strings", key));
+  std::vector<std::string> out;
+  for (const auto& item : parent[key]) {
+    if (!item.is_string() || item.get<std::string>().empty()) return Bad(where, fmt::format("\"{}\" holds an empty or non-string item", key));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+bool HasLetter(std::string_view name) {
+  // Any ASCII letter, or any byte of a multi-byte UTF-8 character (a Chinese name).
+  return std::any_of(name.begin(), name.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return std::isalpha(u) || u >= 0x80;
+  });
+}
+
+// The text as typed, without what a question around a term adds: white space, quotes and a
+// trailing question mark ("what is "SM"?" is not parsed; `explain "SM?"` is the term).
+std::string_view Bare(std::string_view text) {
+  auto drop = [](char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == '`' || c == '?'; };
+  while (!text.empty() && drop(text.front())) text.remove_prefix(1);
+  while (!text.empty() && drop(text.back())) text.remove_suffix(1);
+  // A full-width question mark (U+FF1F) as a Chinese reader types it.
+  static constexpr std::string_view kWideQuestion = "\xEF\xBC\x9F";
+  while (core::EndsWith(text, kWideQuestion)) text.remove_suffix(kWideQuestion.size());
+  return text;
+}
+
+size_t Words(std::string_view text) {
+  size_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    bool space = std::isspace(static_cast<unsigned char>(c));
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
+}
+
+}  // namespace
+
+std::string GlossaryKey(std::string_view text) {
+  std::string key;
+  key.reserve(text.size());
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isspace(u) || c == '-' || c == '_') continue;
+    key.push_back(static_cast<char>(std::tolower(u)));
+  }
+  return key;
+}
+
+core::Result<Glossary> Glossary::Parse(std::string_view json_text, const std::string& label) {
+  auto parsed = core::ParseJsonInput(json_text, label);
+  if (!parsed.ok()) return parsed.status();
+  const json& doc = *parsed;
+  if (!doc.is_object() || doc.value("schema", json()) != "gpuprobe.glossary.v1") {
+    return Bad(label, "expected an object with \"schema\": \"gpuprobe.glossary.v1\"");
+  }
+  if (!doc.contains("groups") || !doc["groups"].is_array() || !doc.contains("terms") || !doc["terms"].is_array()) {
+    return Bad(label, "needs a \"groups\" and a \"terms\" array");
+  }
+  Glossary g;
+  std::set<std::string> group_ids;
+  for (size_t i = 0; i < doc["groups"].size(); ++i) {
+    const json& e = doc["groups"][i];
+    const std::string where = fmt::format("{}: groups[{}]", label, i);
+    if (!e.is_object() || !e.value("id", json()).is_string()) return Bad(where, "needs an \"id\"");
+    const json& en = e.value("en", json()), zh = e.value("zh", json());
+    if (!en.is_string() || !zh.is_string()) return Bad(where, "needs \"en\" and \"zh\" titles");
+    GlossaryGroup group{e["id"].get<std::string>(), {en.get<std::string>(), zh.get<std::string>()}};
+    if (!group_ids.insert(group.id).second) return Bad(where, "repeats the group id '" + group.id + "'");
+    g.groups_.push_back(std::move(group));
+  }
+  std::map<std::string, std::string> owner;  // key -> term id
+  std::set<std::string> ids;
+  for (size_t i = 0; i < doc["terms"].size(); ++i) {
+    const json& e = doc["terms"][i];
+    std::string where = fmt::format("{}: terms[{}]", label, i);
+    if (!e.is_object() || !e.value("id", json()).is_string() || !e.value("group", json()).is_string() ||
+        !e.value("command", json()).is_string()) {
+      return Bad(where, "needs \"id\", \"group\" and \"command\" strings");
+    }
+    GlossaryTerm term;
+    term.id = e["id"].get<std::string>();
+    where += " (" + term.id + ")";
+    if (!ids.insert(term.id).second) return Bad(where, "repeats the id");
+    term.group = e["group"].get<std::string>();
+    if (!group_ids.count(term.group)) return Bad(where, "names the unknown group '" + term.group + "'");
+    term.command = e["command"].get<std::string>();
+    // "gpuprobe ..." or a pipe into it ("nvidia-smi -q | gpuprobe inspect --from -").
+    if (term.command.find("gpuprobe ") == std::string::npos) return Bad(where, "\"command\" must run gpuprobe");
+    auto names = ReadStrings(e, "names", where);
+    if (!names.ok()) return names.status();
+    if (names->empty()) return Bad(where, "has no names");
+    term.names = std::move(*names);
+    for (const auto& name : term.names) {
+      if (!HasLetter(name)) return Bad(where, "has the name '" + name + "' with no letter (a number is a status or an Xid)");
+      auto [it, inserted] = owner.emplace(GlossaryKey(name), term.id);
+      if (!inserted && it->second != term.id) return Bad(where, "claims the name '" + name + "' of '" + it->second + "'");
+    }
+    for (auto [field, key] : {std::pair<GlossaryText*, const char*>{&term.title, "title"}, {&term.meaning, "meaning"}, {&term.analogy, "analogy"}}) {
+      auto text = ReadText(e, key, where);
+      if (!text.ok()) return text.status();
+      *field = std::move(*text);
+    }
+    if (!e.contains("normal")) return Bad(where, "needs \"normal\" (null where no range exists)");
+    if (!e["normal"].is_null()) {
+      auto text = ReadText(e, "normal", where);
+      if (!text.ok()) return text.status();
+      const json source = e["normal"].value("source", json());
+      if (!source.is_string() || source.get<std::string>().empty()) return Bad(where, "\"normal\" needs its \"source\"");
+      term.normal = GlossaryNormal{std::move(*text), source.get<std::string>()};
+    }
+    auto see_also = ReadStrings(e, "see_also", where);
+    if (!see_also.ok()) return see_also.status();
+    term.see_also = std::move(*see_also);
+    auto sources = ReadStrings(e, "sources", where);
+    if (!sources.ok()) return sources.status();
+    term.sources = std::move(*sources);
+    g.terms_.push_back(std::move(term));
+  }
+  for (const auto& term : g.terms_) {
+    for (const auto& other : term.see_also) {
+      if (!ids.count(other)) return Bad(label + ": terms (" + term.id + ")", "see_also names the unknown term '" + other + "'");
+    }
+  }
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < g.terms_.size(); ++i) index[g.terms_[i].id] = i;
+  for (const auto& [key, id] : owner) g.keys_.emplace_back(key, index[id]);
+  return g;
+}
+
+const GlossaryTerm* Glossary::Find(std::string_view text) const {
+  std::string_view bare = Bare(text);
+  if (bare.empty() || Words(bare) > kMaxTermWords) return nullptr;
+  std::string key = GlossaryKey(bare);
+  auto it = std::lower_bound(keys_.begin(), keys_.end(), key, [](const auto& entry, const std::string& k) { return entry.first < k; });
+  if (it == keys_.end() || it->first != key) return nullptr;
+  return &terms_[it->second];
+}
+
+const GlossaryTerm* Glossary::ById(std::string_view id) const {
+  for (const auto& term : terms_) {
+    if (term.id == id) return &term;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Glossary::Closest(std::string_view text, size_t limit) const {
+  std::string key = GlossaryKey(Bare(text));
+  std::vector<std::string> keys;
+  for (const auto& entry : keys_) keys.push_back(entry.first);
+  std::vector<std::string> out;
+  for (const auto& near : core::ClosestMatches(key, keys, -1, keys.size())) {
+    auto it = std::lower_bound(keys_.begin(), keys_.end(), near, [](const auto& entry, const std::string& k) { return entry.first < k; });
+    const std::string& id = terms_[it->second].id;
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    if (out.size() == limit) break;
+  }
+  return out;
+}
+
+}  // namespace gpuprobe::model
