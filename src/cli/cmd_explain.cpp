@@ -71,7 +71,8 @@ core::Result<std::string> PastedText(const ExplainOptions& o, const report::Text
 // nearest names.
 core::Status UnknownTerm(const std::string& name, const model::Glossary& g, const report::Texts& t) {
   std::vector<std::string> near;
-  for (const auto& id : g.Closest(name)) near.push_back(g.ById(id)->names.front());
+  const bool zh = t.language() == report::Language::kZh;
+  for (const auto& id : g.Closest(name)) near.push_back(TermName(*g.ById(id), zh));
   std::string message = Tr(t, "explain.error.unknown_term", fmt::arg("term", name));
   if (!near.empty()) message += Tr(t, "explain.error.unknown_term_near", fmt::arg("names", core::Join(near, t.Get("explain.list_separator"))));
   return core::Status::InvalidArgument(message, "gpuprobe explain --list-terms");
@@ -181,6 +182,11 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     result.profile = doctor::ProfileText(text, result.analysis.emitters, matcher, **specs);
   }
   if (!explained) result.closest = matcher.kb().Closest(text);
+  if (!explained && !result.log) {
+    // A short text that is no error may be a mistyped term ("warpp").
+    const bool zh = ctx.texts.language() == report::Language::kZh;
+    for (const auto& id : (*glossary)->Closest(text)) result.near_terms.push_back(TermName(*(*glossary)->ById(id), zh));
+  }
 
   if (json) {
     ctx.out << report::RenderJson(ExplainToJson(result, matcher, ctx.texts));

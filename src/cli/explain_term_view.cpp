@@ -13,10 +13,9 @@ using report::Tr;
 
 bool Chinese(const report::Texts& t) { return t.language() == report::Language::kZh; }
 
-// What a reader of this language types to reach a term: its title up to the first
-// parenthesis ("SM" in English, "流多处理器 SM" in Chinese), which is one of its names
-// (tools/check_glossary.py holds the file to that); else its first name.
-std::string TypedName(const model::GlossaryTerm& term, bool zh) {
+}  // namespace
+
+std::string TermName(const model::GlossaryTerm& term, bool zh) {
   const std::string& title = term.title.In(zh);
   std::string_view head(title);
   head = head.substr(0, head.find('('));
@@ -28,6 +27,8 @@ std::string TypedName(const model::GlossaryTerm& term, bool zh) {
   return name.empty() ? term.names.front() : name;
 }
 
+namespace {
+
 const model::GlossaryGroup* GroupOf(const model::Glossary& g, const std::string& id) {
   for (const auto& group : g.groups()) {
     if (group.id == id) return &group;
@@ -38,7 +39,7 @@ const model::GlossaryGroup* GroupOf(const model::Glossary& g, const std::string&
 std::vector<std::string> SeeAlsoNames(const model::GlossaryTerm& term, const model::Glossary& g, bool zh) {
   std::vector<std::string> names;
   for (const auto& id : term.see_also) {
-    if (const auto* other = g.ById(id)) names.push_back(TypedName(*other, zh));
+    if (const auto* other = g.ById(id)) names.push_back(TermName(*other, zh));
   }
   return names;
 }
@@ -125,7 +126,7 @@ nlohmann::json TermListToJson(const model::Glossary& g, const report::Texts& t) 
   for (const auto& group : g.groups()) {
     nlohmann::json terms = nlohmann::json::array();
     for (const auto& term : g.terms()) {
-      if (term.group == group.id) terms.push_back({{"id", term.id}, {"name", TypedName(term, zh)}, {"title", term.title.In(zh)}});
+      if (term.group == group.id) terms.push_back({{"id", term.id}, {"name", TermName(term, zh)}, {"title", term.title.In(zh)}});
     }
     doc["groups"].push_back({{"id", group.id}, {"title", group.title.In(zh)}, {"terms", terms}});
   }

@@ -24,6 +24,11 @@ struct TermAnswer {
   std::string also_error_key, also_error_title;
 };
 
+/// What a reader of this language types to reach a term: its title up to the first
+/// parenthesis, the first of two things it names ("SM" in English, "流多处理器 SM" in
+/// Chinese), which is one of its names (tools/check_glossary.py holds the file to that).
+std::string TermName(const model::GlossaryTerm& term, bool zh);
+
 std::string RenderTerm(const TermAnswer& answer, const model::Glossary& glossary, const report::Texts& texts);
 nlohmann::json TermToJson(const TermAnswer& answer, const model::Glossary& glossary, const report::Texts& texts);
 

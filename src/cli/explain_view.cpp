@@ -201,6 +201,9 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
   }
   if (hits.empty()) {
     std::string out = t.Get("explain.unknown") + "\n";
+    if (!r.near_terms.empty()) {
+      out += "  " + Tr(t, "explain.near_terms", fmt::arg("names", Join(r.near_terms, t.Get("explain.list_separator")))) + "\n";
+    }
     if (r.profile) {
       for (const auto& line : ProfileLines(*r.profile, t)) out += "  " + line + "\n";
       return out + t.Get("explain.list_hint") + "\n";
@@ -267,6 +270,7 @@ nlohmann::json ExplainToJson(const ExplainResult& r, const doctor::ErrorMatcher&
   if (r.analysis.hits.empty() && r.analysis.readings.empty()) {
     doc["closest"] = nlohmann::json::array();
     for (const auto* e : r.closest) doc["closest"].push_back(e->id);
+    doc["near_terms"] = r.near_terms;
   }
   // The verdict on the text as a whole: the top answer's kind.
   const Finding* top = !r.analysis.hits.empty() ? &r.analysis.hits.front().finding

@@ -33,6 +33,8 @@ struct ExplainResult {
   /// When nothing was recognised in a paste: what the text is made of.
   std::optional<doctor::TextProfile> profile;
   std::vector<const doctor::KnowledgeEntry*> closest;  ///< when nothing was recognised
+  /// When a short text was not recognised: glossary names close to it (a mistyped term).
+  std::vector<std::string> near_terms;
 };
 
 std::string RenderExplain(const ExplainResult& result, const doctor::ErrorMatcher& matcher, const report::Texts& texts);

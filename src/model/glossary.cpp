@@ -181,7 +181,9 @@ const GlossaryTerm* Glossary::ById(std::string_view id) const {
 }
 
 std::vector<std::string> Glossary::Closest(std::string_view text, size_t limit) const {
-  std::string key = GlossaryKey(Bare(text));
+  std::string_view bare = Bare(text);
+  if (bare.empty() || Words(bare) > kMaxTermWords) return {};
+  std::string key = GlossaryKey(bare);
   std::vector<std::string> keys;
   for (const auto& entry : keys_) keys.push_back(entry.first);
   std::vector<std::string> out;

@@ -69,7 +69,7 @@ class Glossary {
   /// The term with this id; nullptr when none.
   const GlossaryTerm* ById(std::string_view id) const;
   /// Ids of up to `limit` terms whose names are closest to `text` (edit distance on the key),
-  /// for "did you mean".
+  /// for "did you mean"; none for a text of more than kMaxTermWords words.
   std::vector<std::string> Closest(std::string_view text, size_t limit = 3) const;
 
   /// A text longer than this many words is an error text, not a term.

@@ -136,6 +136,7 @@ while IFS= read -r term; do
   run "explain $term (glossary)" explain "$bin" --lang zh explain "$term"
 done <"$dir/terms"
 run "explain --term (not in the glossary)" explain "$bin" --lang zh explain --term warpp
+run "explain (a mistyped term)" explain "$bin" --lang zh explain tensr core
 run "serve bad interval" serve "$bin" --lang zh serve --interval 0
 
 # --- every --help page and the errors of the command line itself
