@@ -18,13 +18,14 @@ allowed() {
     model)      echo "core" ;;
     knowledge)  echo "core model" ;;
     checkpoint) echo "core model" ;;
+    hub)        echo "core model checkpoint" ;;
     telemetry)  echo "core model" ;;
     doctor)     echo "core telemetry" ;;
     bench)      echo "core model knowledge telemetry" ;;
     history)    echo "core bench" ;;
     serve)      echo "core telemetry" ;;
     report)     echo "core model telemetry" ;;
-    app)        echo "core model knowledge checkpoint telemetry doctor bench report" ;;
+    app)        echo "core model knowledge checkpoint hub telemetry doctor bench report" ;;
     cli)        echo "core model knowledge telemetry doctor bench history serve report app" ;;
     *)          echo "?" ;;
   esac

@@ -38,15 +38,16 @@ core::Status ResolveShape(const PlanOptions& o, PlanReport* report) {
     report->model_label = "--params " + o.params;
     return core::Status::Ok();
   }
-  auto catalog = knowledge::ModelCatalog();
-  if (!catalog.ok()) return catalog.status();
-  auto source = checkpoint::ResolveModel(o.model_path, **catalog);
-  if (!source.ok()) return source.status();
-  report->shape = std::move(source->shape);
-  report->model_label = source->label;
-  report->found_in = source->found_in;
-  report->catalog_source = source->catalog_source;
-  report->checkpoint = std::move(source->checkpoint);
+  auto found = FindModel(o.model_path);
+  if (!found.ok()) return found.status();
+  checkpoint::ModelSource& source = found->source;
+  report->shape = std::move(source.shape);
+  report->model_label = source.label;
+  report->found_in = source.found_in;
+  report->catalog_source = source.catalog_source;
+  report->catalog_match = std::move(source.catalog_match);
+  report->hub = std::move(found->hub);
+  report->checkpoint = std::move(source.checkpoint);
   // Shape flags override the config (e.g. to try a different vocabulary).
   model::ModelShape& s = report->shape;
   if (o.layers) s.num_layers = *o.layers;
@@ -277,6 +278,25 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   });
   if (report.gpu != nullptr) GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
   return report;
+}
+
+ParamsBasis BasisOfParams(const PlanReport& r) {
+  const model::ModelShape& s = r.shape;
+  if (s.params_override > 0) return ParamsBasis::kGiven;
+  if (r.checkpoint && r.checkpoint->matches_recipe && !*r.checkpoint->matches_recipe) return ParamsBasis::kHeaders;
+  if (r.checkpoint && r.checkpoint->matches_recipe && *r.checkpoint->matches_recipe) return ParamsBasis::kExact;
+  if (!s.assumed_reference.empty()) return ParamsBasis::kApproximate;
+  for (const auto& note : s.notes) {
+    if (note.id == "structure_approximate" || note.id == "generic_decoder" || note.id == "vision_not_counted") {
+      return ParamsBasis::kApproximate;
+    }
+  }
+  return ParamsBasis::kExact;
+}
+
+std::int64_t ShownParams(const PlanReport& r) {
+  if (BasisOfParams(r) == ParamsBasis::kHeaders) return static_cast<std::int64_t>(r.checkpoint->serving.elements);
+  return r.memory.params.total;
 }
 
 }  // namespace gpuprobe::app

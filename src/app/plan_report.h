@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/model_lookup.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -42,10 +43,27 @@ struct PlanCost {
   double train_tokens = 0;              ///< --train-tokens (training)
 };
 
+/// What the parameter count shown rests on (one rule for the text and JSON views).
+enum class ParamsBasis {
+  kGiven,        ///< --params: the user's number
+  kHeaders,      ///< the checkpoint's headers, which differ from the config's structure
+  kExact,        ///< the config's structure as transformers builds it (or a validated recipe)
+  kApproximate,  ///< an approximate structure, a generic decoder or an uncounted tower
+};
+
+struct PlanReport;
+
+/// The basis of `r`'s parameter count, and the count shown for it (the headers' when they
+/// differ from the config's structure: the headers are what will be loaded).
+ParamsBasis BasisOfParams(const PlanReport& r);
+std::int64_t ShownParams(const PlanReport& r);
+
 struct PlanReport {
   std::string model_label;        ///< file path or "--params 7B"
   std::string found_in;           ///< where --model was found (file, directory, hub_cache, catalog, gguf, stdin)
   std::string catalog_source;     ///< the catalogue entry's config URL
+  std::optional<model::CatalogMatch> catalog_match;  ///< how a name resolved to the catalogue
+  std::optional<HubLookup> hub;   ///< what the Hub step read (found_in hub or hub_cache)
   std::optional<checkpoint::CheckpointSummary> checkpoint;  ///< what the checkpoint's headers hold
   model::ModelShape shape;
   model::Job job;
