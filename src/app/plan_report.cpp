@@ -282,6 +282,9 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
 
 ParamsBasis BasisOfParams(const PlanReport& r) {
   const model::ModelShape& s = r.shape;
+  for (const auto& note : s.notes) {
+    if (note.id == "config_unreadable") return ParamsBasis::kHeaders;
+  }
   if (s.params_override > 0) return ParamsBasis::kGiven;
   if (r.checkpoint && r.checkpoint->matches_recipe && !*r.checkpoint->matches_recipe) return ParamsBasis::kHeaders;
   if (r.checkpoint && r.checkpoint->matches_recipe && *r.checkpoint->matches_recipe) return ParamsBasis::kExact;
@@ -295,7 +298,9 @@ ParamsBasis BasisOfParams(const PlanReport& r) {
 }
 
 std::int64_t ShownParams(const PlanReport& r) {
-  if (BasisOfParams(r) == ParamsBasis::kHeaders) return static_cast<std::int64_t>(r.checkpoint->serving.elements);
+  if (BasisOfParams(r) == ParamsBasis::kHeaders && r.checkpoint) {
+    return static_cast<std::int64_t>(r.checkpoint->serving.elements);
+  }
   return r.memory.params.total;
 }
 

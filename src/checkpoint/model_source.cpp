@@ -124,6 +124,31 @@ Result<ModelSource> FromGguf(const std::string& path) {
   return source;
 }
 
+// A config the planner does not understand (an unknown type, a layout it cannot read): the
+// headers can still be counted. A file that is not even JSON is reported as it is.
+bool ReadableFailure(const Status& status) { return status.code() == core::StatusCode::kInvalidArgument; }
+
+// A checkpoint whose config.json cannot be read is still counted from its headers: the total
+// is theirs, the layout (for the KV cache) a reference model's of that size, and the notes say
+// both (model/hf_config.h's ShapeFromParameterCount).
+Result<ModelSource> FromHeadersOnly(const std::string& label, const std::string& found_in,
+                                    const std::vector<HeaderSource>& headers, const Status& config_error) {
+  ModelSource probe;
+  probe.label = label;
+  probe.shape.num_layers = 1 << 20;  // no layer is "past the last" while the layout is unknown
+  GPUPROBE_ASSIGN_OR_RETURN(probe, FromSafetensors(std::move(probe), headers));
+  const CheckpointSummary& c = *probe.checkpoint;
+  if (c.quantized || c.serving.elements <= 0) return config_error;  // packed integers are not parameters
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source.shape, model::ShapeFromParameterCount(c.serving.elements, model::ShapeFlags{}));
+  source.shape.notes.push_back({"config_unreadable", config_error.message()});
+  source.label = label;
+  source.found_in = found_in;
+  source.checkpoint = std::move(probe.checkpoint);
+  source.checkpoint->matches_recipe.reset();
+  return source;
+}
+
 std::vector<HeaderSource> LocalFiles(const std::vector<std::string>& files) {
   std::vector<HeaderSource> out;
   for (const std::string& path : files) out.push_back({path, [path] { return ReadSafetensorsHeader(path); }});
@@ -140,11 +165,14 @@ Result<ModelSource> FromDirectory(const std::string& dir, const std::string& fou
   }
   std::string text;
   GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(files.config_path, kMaxConfigBytes));
-  ModelSource source;
-  GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(text, files.config_path, found_in, hf));
-  source.label = dir;
+  auto source = FromConfigText(text, files.config_path, found_in, hf);
+  if (!source.ok()) {
+    if (files.safetensors.empty() || !ReadableFailure(source.status())) return source.status();
+    return FromHeadersOnly(dir, found_in, LocalFiles(files.safetensors), source.status());
+  }
+  source->label = dir;
   if (files.safetensors.empty()) return source;
-  return FromSafetensors(std::move(source), LocalFiles(files.safetensors));
+  return FromSafetensors(std::move(*source), LocalFiles(files.safetensors));
 }
 
 }  // namespace
@@ -158,11 +186,14 @@ Result<ModelSource> FromConfigAndHeaders(const std::string& config_path, const s
                                          const model::HfKnowledge* hf) {
   std::string text;
   GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(config_path, kMaxConfigBytes));
-  ModelSource source;
-  GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(text, config_path, found_in, hf));
-  source.label = label;
+  auto source = FromConfigText(text, config_path, found_in, hf);
+  if (!source.ok()) {
+    if (headers.empty() || !ReadableFailure(source.status())) return source.status();
+    return FromHeadersOnly(label, found_in, headers, source.status());
+  }
+  source->label = label;
   if (headers.empty()) return source;
-  return FromSafetensors(std::move(source), headers);
+  return FromSafetensors(std::move(*source), headers);
 }
 
 Result<std::optional<ModelSource>> ResolveLocalModel(const std::string& model, const model::HfKnowledge* hf) {
