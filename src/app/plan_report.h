@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/plan_rental.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -39,6 +40,7 @@ struct PlanCost {
   double tokens_per_s_low = 0;          ///< at the low end of the efficiency range
   double usd_per_million_bound = 0;     ///< at the bound: the cheapest it can be
   double usd_per_million_low = 0;       ///< at the low efficiency: what to budget
+  bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
   double train_tokens = 0;              ///< --train-tokens (training)
 };
 
@@ -52,7 +54,7 @@ struct PlanReport {
   model::MemoryPlan memory;
   std::vector<PlanFit> fits;      ///< every GPU considered, best first
   const model::GpuSpec* gpu = nullptr;  ///< with --gpu
-  bool fits_on_gpu = true;        ///< with --gpu: the job fits there
+  bool fits_on_gpu = true;        ///< with --gpu: the job fits there; traffic without --gpu: some priced GPU serves it
   std::optional<model::Capacity> capacity;        ///< with --gpu, when it fits
   std::optional<model::ServingCapacity> serving;  ///< with --gpu, inference, when it fits
   std::optional<model::ThroughputPlan> throughput;  ///< with --gpu, when it fits
@@ -62,6 +64,10 @@ struct PlanReport {
   const model::GpuPrice* gpu_price = nullptr;     ///< the --gpu's price, when known (owned by `prices`)
   bool traffic_requested = false;                 ///< --rps or --users was given
   std::shared_ptr<const model::PriceBook> prices; ///< the price table with --price applied
+  bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
+  double train_tokens = 0;                        ///< --train-tokens (training modes), 0 when not given
+  std::optional<RentalFigures> rental;            ///< with --gpu and traffic: the planned load's rental figures
+  std::optional<RentalSweep> rental_sweep;        ///< traffic without --gpu: every priced GPU (app/plan_rental.h)
 };
 
 

@@ -156,7 +156,8 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                 {"lora_targets", j.lora_all_linears ? "all" : "attention"}, {"tensor_parallel", j.tensor_parallel},
                 {"pipeline_parallel", j.pipeline_parallel}, {"expert_parallel", j.expert_parallel},
                 {"gpus", model::GpusOfSplit(j)}, {"shared_prefix", j.shared_prefix},
-                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom}};
+                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom},
+                {"dtype_fp16_for_gpu", r.dtype_fp16_for_gpu}};
 
   json memory;
   memory["kv_cache_bytes_per_token"] = r.memory.kv_bytes_per_token;
@@ -242,8 +243,10 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                           : json(nullptr);
       }
     }
+    if (r.rental) traffic["rental"] = RentalJson(*r.rental);
     doc["traffic"] = traffic;
   }
+  if (r.rental_sweep) doc["rental"] = RentalSweepJson(*r.rental_sweep);
   if (r.cost) {
     const auto& c = *r.cost;
     json cost = {{"gpus", c.gpus}, {"usd_per_gpu_hour", c.price->usd_per_hour}, {"price", PriceJson(c.price)},

@@ -115,6 +115,7 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
                            fmt::arg("hour", Dollars(t, r.gpu_price->usd_per_hour * load->gpus)),
                            fmt::arg("million", Dollars(t, usd)), fmt::arg("source", PriceSource(t, *r.gpu_price))) + "\n";
     }
+    if (low && r.rental) out += RenderRentalLines(*r.rental, t);
   }
   if (r.gpu_price == nullptr) out += "  " + Tr(t, "plan.price.none", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
   out += "  " + t.Get("plan.traffic.assumes") + "\n";
