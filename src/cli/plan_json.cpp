@@ -71,6 +71,10 @@ json OptionJson(const model::FitOption& o, const report::Texts& t) {
     out["decode_tokens_per_s_per_stream_bound"] = o.throughput->decode_per_stream.bound;
     out["prefill_tokens_per_s_bound"] = o.throughput->prefill.bound;
     out["communication_seconds_per_decode_step"] = o.throughput->comm.decode.seconds;
+    if (o.throughput->has_training) {
+      out["training_tokens_per_s_bound"] = o.throughput->training.bound;
+      out["communication_seconds_per_training_step"] = o.throughput->comm.training.seconds;
+    }
   }
   return out;
 }

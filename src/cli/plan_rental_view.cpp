@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -141,9 +142,20 @@ std::string RenderRental(const PlanReport& report, const report::Texts& t) {
     if (any_fp16) out += "  " + t.Get("plan.rental.fp16_mark") + "\n";
   }
   if (!s.not_served.empty()) {
+    // One line per reason: a 405B model leaves most of the table on "does not fit".
     out += "  " + t.Get("plan.rental.not_served") + "\n";
+    std::vector<std::pair<std::string, std::string>> by_reason;  // reason text, GPU names
     for (const auto& r : s.not_served) {
-      out += "    " + Tr(t, "plan.rental.not_served_row", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("why", Reason(t, r))) + "\n";
+      std::string why = Reason(t, r);
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& p) { return p.first == why; });
+      if (it == by_reason.end()) {
+        by_reason.push_back({why, GpuNameText(r.gpu->name, t)});
+      } else {
+        it->second += t.Get("plan.rental.list_separator") + GpuNameText(r.gpu->name, t);
+      }
+    }
+    for (const auto& [why, gpus] : by_reason) {
+      out += "    " + Tr(t, "plan.rental.not_served_row", fmt::arg("gpus", gpus), fmt::arg("why", why)) + "\n";
     }
   }
   out += "  " + t.Get("plan.rental.rule.price") + "\n";
