@@ -40,7 +40,6 @@ struct PlanCost {
   double tokens_per_s_low = 0;          ///< at the low end of the efficiency range
   double usd_per_million_bound = 0;     ///< at the bound: the cheapest it can be
   double usd_per_million_low = 0;       ///< at the low efficiency: what to budget
-  bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
   double train_tokens = 0;              ///< --train-tokens (training)
 };
 

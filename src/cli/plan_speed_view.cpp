@@ -146,13 +146,8 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
     }
     out += "  " + t.Get("plan.throughput.prefill") + " " + RateLine(t, tp.prefill) + "\n";
     out += "      " + Say(t, tp.prefill.basis) + "\n";
-    if (tp.has_training) {
-      out += "  " + t.Get("plan.throughput.training") + " " + RateLine(t, tp.training) + "\n";
-      out += "      " + Say(t, tp.training.basis) + "\n";
-    }
     out += "  " + t.Get("plan.throughput.assumes") + "\n";
     out += "      " + Say(t, tp.decode_per_stream.assumes) + "\n      " + Say(t, tp.prefill.assumes) + "\n";
-    if (tp.has_training) out += "      " + Say(t, tp.training.assumes) + "\n";
     out += RenderComm(r, t);
   }
   return out;
