@@ -10,8 +10,7 @@
 // alike ($ per 1M tokens = GPUs x USD/h / ((P + O) x rate x 3600) x 1e6), and, as before, by
 // the output tokens alone ($ per 1M output tokens: the whole bill charged to the answers).
 //
-// Thread safety: pure functions over the report's data; SweepRentals reads the embedded
-// spec data through knowledge/ (immutable).
+// Thread safety: pure functions over the plan's data and the price table (read-only).
 #pragma once
 
 #include <optional>

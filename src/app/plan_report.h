@@ -2,7 +2,8 @@
 // resolves the model, builds and checks the job (every number through model/quantity.h), plans
 // memory, the fit table (GPUs ranked), and with --gpu the capacity, speed and cost (when it
 // fits) or the ways to make it fit (when it does not), and with --rps/--users the GPUs the
-// traffic needs. The views (cli/plan_view.h, plan_json.cpp) only render it.
+// traffic needs: on the --gpu, or without one on every priced GPU (the rental sweep,
+// app/plan_rental.h). The views (cli/plan_view.h, plan_json.cpp) only render it.
 //
 // Thread safety: BuildPlanReport reads files and the environment (--model); no shared state.
 #pragma once
