@@ -2,7 +2,8 @@
 // resolves the model, builds and checks the job (every number through model/quantity.h), plans
 // memory, the fit table (GPUs ranked), and with --gpu the capacity, speed and cost (when it
 // fits) or the ways to make it fit (when it does not), and with --rps/--users the GPUs the
-// traffic needs. The views (cli/plan_view.h, plan_json.cpp) only render it.
+// traffic needs: on the --gpu, or without one on every priced GPU (the rental sweep,
+// app/plan_rental.h). The views (cli/plan_view.h, plan_json.cpp) only render it.
 //
 // Thread safety: BuildPlanReport reads files and the environment (--model); no shared state.
 #pragma once
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "app/model_lookup.h"
+#include "app/plan_rental.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -70,7 +72,7 @@ struct PlanReport {
   model::MemoryPlan memory;
   std::vector<PlanFit> fits;      ///< every GPU considered, best first
   const model::GpuSpec* gpu = nullptr;  ///< with --gpu
-  bool fits_on_gpu = true;        ///< with --gpu: the job fits there
+  bool fits_on_gpu = true;        ///< with --gpu: the job fits there; traffic without --gpu: some priced GPU serves it
   std::optional<model::Capacity> capacity;        ///< with --gpu, when it fits
   std::optional<model::ServingCapacity> serving;  ///< with --gpu, inference, when it fits
   std::optional<model::ThroughputPlan> throughput;  ///< with --gpu, when it fits
@@ -80,6 +82,10 @@ struct PlanReport {
   const model::GpuPrice* gpu_price = nullptr;     ///< the --gpu's price, when known (owned by `prices`)
   bool traffic_requested = false;                 ///< --rps or --users was given
   std::shared_ptr<const model::PriceBook> prices; ///< the price table with --price applied
+  bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
+  double train_tokens = 0;                        ///< --train-tokens (training modes), 0 when not given
+  std::optional<RentalFigures> rental;            ///< with --gpu and traffic: the planned load's rental figures
+  std::optional<RentalSweep> rental_sweep;        ///< traffic without --gpu: every priced GPU (app/plan_rental.h)
 };
 
 

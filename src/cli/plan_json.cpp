@@ -71,6 +71,10 @@ json OptionJson(const model::FitOption& o, const report::Texts& t) {
     out["decode_tokens_per_s_per_stream_bound"] = o.throughput->decode_per_stream.bound;
     out["prefill_tokens_per_s_bound"] = o.throughput->prefill.bound;
     out["communication_seconds_per_decode_step"] = o.throughput->comm.decode.seconds;
+    if (o.throughput->has_training) {
+      out["training_tokens_per_s_bound"] = o.throughput->training.bound;
+      out["communication_seconds_per_training_step"] = o.throughput->comm.training.seconds;
+    }
   }
   return out;
 }
@@ -193,7 +197,8 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                 {"lora_targets", j.lora_all_linears ? "all" : "attention"}, {"tensor_parallel", j.tensor_parallel},
                 {"pipeline_parallel", j.pipeline_parallel}, {"expert_parallel", j.expert_parallel},
                 {"gpus", model::GpusOfSplit(j)}, {"shared_prefix", j.shared_prefix},
-                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom}};
+                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom},
+                {"dtype_fp16_for_gpu", r.dtype_fp16_for_gpu}};
 
   json memory;
   memory["kv_cache_bytes_per_token"] = r.memory.kv_bytes_per_token;
@@ -279,8 +284,10 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                           : json(nullptr);
       }
     }
+    if (r.rental) traffic["rental"] = RentalJson(*r.rental);
     doc["traffic"] = traffic;
   }
+  if (r.rental_sweep) doc["rental"] = RentalSweepJson(*r.rental_sweep);
   if (r.cost) {
     const auto& c = *r.cost;
     json cost = {{"gpus", c.gpus}, {"usd_per_gpu_hour", c.price->usd_per_hour}, {"price", PriceJson(c.price)},

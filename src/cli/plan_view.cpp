@@ -144,10 +144,14 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("ep", j.expert_parallel > 0 ? j.expert_parallel : j.tensor_parallel),
                      fmt::arg("gpus", model::GpusOfSplit(j)));
   }
-  out += "\n" + Tr(t, "plan.job", fmt::arg("mode", mode),
+  out += "\n" + Tr(t, j.mode == model::JobMode::kInfer ? "plan.job" : "plan.job_training", fmt::arg("mode", mode),
                    fmt::arg("dtype", WeightStorage(j) == "checkpoint" ? t.Get("plan.weights_as_stored") : WeightStorage(j)),
                    fmt::arg("kv", model::DTypeName(j.kv_dtype)), fmt::arg("batch", j.batch), fmt::arg("seq", j.seq),
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
+  if (r.dtype_fp16_for_gpu) {
+    out += "  " + t.Get("common.note") + ": " + Tr(t, "plan.dtype_fp16_for_gpu", fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
+                                                   fmt::arg("cc", r.gpu->compute_capability)) + "\n";
+  }
 
   out += "\n" + Tr(t, "plan.memory", fmt::arg("per", j.tensor_parallel > 1 ? t.Get("plan.per_gpu") : "")) + "\n";
   out += "  " + t.Get("plan.units") + "\n";
@@ -158,8 +162,10 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
   }
   table.AddRow({t.Get("plan.total"), core::FormatBytesBinary(r.memory.total_bytes), ""});
   out += table.Render(2);
-  out += "  " + Tr(t, "plan.kv_per_token", fmt::arg("bytes", core::FormatBytesBinary(r.memory.kv_bytes_per_token)),
-                   fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
+  if (j.mode == model::JobMode::kInfer) {  // training keeps no KV cache between steps
+    out += "  " + Tr(t, "plan.kv_per_token", fmt::arg("bytes", core::FormatBytesBinary(r.memory.kv_bytes_per_token)),
+                     fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
+  }
   out += "  " + Say(t, r.memory.summed) + "\n";
   return out;
 }
@@ -191,7 +197,8 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
 }  // namespace
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
-  std::string out = RenderModel(r, t) + RenderMemory(r, t) + RenderFits(r, t);
+  // The rental sweep's table answers "on which GPU" in place of the fit table.
+  std::string out = RenderModel(r, t) + RenderMemory(r, t) + (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t));
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
   return out;
