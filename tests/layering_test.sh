@@ -25,7 +25,7 @@ allowed() {
     history)    echo "core bench" ;;
     serve)      echo "core telemetry" ;;
     report)     echo "core model telemetry" ;;
-    app)        echo "core model knowledge checkpoint telemetry doctor bench report" ;;
+    app)        echo "core model knowledge checkpoint hub telemetry doctor bench report" ;;
     cli)        echo "core model knowledge telemetry doctor bench history serve report app" ;;
     *)          echo "?" ;;
   esac

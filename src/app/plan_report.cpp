@@ -38,15 +38,16 @@ core::Status ResolveShape(const PlanOptions& o, PlanReport* report) {
     report->model_label = "--params " + o.params;
     return core::Status::Ok();
   }
-  auto catalog = knowledge::ModelCatalog();
-  if (!catalog.ok()) return catalog.status();
-  auto source = checkpoint::ResolveModel(o.model_path, **catalog);
-  if (!source.ok()) return source.status();
-  report->shape = std::move(source->shape);
-  report->model_label = source->label;
-  report->found_in = source->found_in;
-  report->catalog_source = source->catalog_source;
-  report->checkpoint = std::move(source->checkpoint);
+  auto found = FindModel(o.model_path);
+  if (!found.ok()) return found.status();
+  checkpoint::ModelSource& source = found->source;
+  report->shape = std::move(source.shape);
+  report->model_label = source.label;
+  report->found_in = source.found_in;
+  report->catalog_source = source.catalog_source;
+  report->catalog_match = std::move(source.catalog_match);
+  report->hub = std::move(found->hub);
+  report->checkpoint = std::move(source.checkpoint);
   // Shape flags override the config (e.g. to try a different vocabulary).
   model::ModelShape& s = report->shape;
   if (o.layers) s.num_layers = *o.layers;
@@ -152,6 +153,8 @@ core::Status CheckFlags(const PlanOptions& o) {
   return core::Status::Ok();
 }
 
+DtypeDefaults DefaultsOf(const PlanOptions& o) { return {o.dtype.empty(), o.kv_dtype.empty()}; }
+
 model::Traffic TrafficOf(const PlanOptions& o) {
   model::Traffic t;
   t.requests_per_second = o.rps.value_or(0);
@@ -194,6 +197,7 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
     auto traffic = model::SizeForTraffic(report->shape, job, gpu, TrafficOf(o));
     if (!traffic.ok()) return traffic.status();
     report->traffic = std::move(traffic.value());
+    report->rental = RentalFiguresFor(gpu, report->gpu_price, *report->traffic, model::DTypeName(job.weight_dtype));
   }
   // Cost at the job's own figures: inference at the KV-limited full concurrency, training as planned.
   if (report->gpu_price != nullptr && report->throughput) {
@@ -210,12 +214,7 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
       }
     } else if (report->throughput->has_training) {
       FillCost(report->gpu_price, gpus, report->throughput->training.bound, report->throughput->training.low, &cost);
-      if (!o.train_tokens.empty()) {
-        auto tokens = core::ParseCount(o.train_tokens);
-        if (!tokens.ok()) return tokens.status().WithContext("--train-tokens");
-        GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(model::Quantity::kTrainTokens, std::floor(*tokens), "--train-tokens"));
-        cost.train_tokens = std::floor(*tokens);
-      }
+      cost.train_tokens = report->train_tokens;
       report->cost = cost;
     }
   }
@@ -230,20 +229,18 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   report.traffic_requested = o.rps || o.users;
   if (report.traffic_requested) {
     GPUPROBE_RETURN_IF_ERROR(model::ValidateTraffic(TrafficOf(o)));
-    if (o.gpu.empty()) {
-      return core::Status::InvalidArgument("--rps and --users need --gpu: the GPU to count",
-                                           "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200");
-    }
   }
   GPUPROBE_RETURN_IF_ERROR(ResolveShape(o, &report));
   GPUPROBE_RETURN_IF_ERROR(BuildJob(o, &report));
   if (!o.train_tokens.empty() && report.job.mode == model::JobMode::kInfer) {
     return core::Status::InvalidArgument("--train-tokens prices a training run; use it with --mode lora, qlora or full");
   }
-  auto memory = model::PlanMemory(report.shape, report.job);
-  if (!memory.ok()) return memory.status();
-  report.memory = std::move(memory.value());
-
+  if (!o.train_tokens.empty()) {
+    auto tokens = core::ParseCount(o.train_tokens);
+    if (!tokens.ok()) return tokens.status().WithContext("--train-tokens");
+    GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(model::Quantity::kTrainTokens, std::floor(*tokens), "--train-tokens"));
+    report.train_tokens = std::floor(*tokens);
+  }
   auto db_result = knowledge::Specs();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
@@ -257,7 +254,14 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
     if (!found.ok()) return found.status().WithContext("--gpu");
     report.gpu = *found;
     candidates.push_back(*found);
-  } else {
+    // The job as this GPU runs it (a bf16 default is fp16 where the GPU has no bf16).
+    report.dtype_fp16_for_gpu = Bf16DefaultBecameFp16(report.job, *report.gpu, DefaultsOf(o));
+    report.job = PlanJobForGpu(report.job, *report.gpu, DefaultsOf(o));
+  }
+  auto memory = model::PlanMemory(report.shape, report.job);
+  if (!memory.ok()) return memory.status();
+  report.memory = std::move(memory.value());
+  if (o.gpu.empty()) {
     for (const auto& g : db.gpus()) {
       if (g.memory_size_gb_vendor.known()) candidates.push_back(&g);
     }
@@ -276,7 +280,38 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
     return a.fit.usable_bytes > b.fit.usable_bytes;
   });
   if (report.gpu != nullptr) GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
+  if (report.gpu == nullptr && report.traffic_requested) {
+    // The rental answer: every GPU with a price, each planned as `plan --gpu` would plan it.
+    auto sweep = SweepRentals(report.shape, report.job, DefaultsOf(o), *report.prices, TrafficOf(o));
+    if (!sweep.ok()) return sweep.status();
+    report.rental_sweep = std::move(sweep.value());
+    report.fits_on_gpu = !report.rental_sweep->rows.empty();
+  }
   return report;
+}
+
+ParamsBasis BasisOfParams(const PlanReport& r) {
+  const model::ModelShape& s = r.shape;
+  for (const auto& note : s.notes) {
+    if (note.id == "config_unreadable") return ParamsBasis::kHeaders;
+  }
+  if (s.params_override > 0) return ParamsBasis::kGiven;
+  if (r.checkpoint && r.checkpoint->matches_recipe && !*r.checkpoint->matches_recipe) return ParamsBasis::kHeaders;
+  if (r.checkpoint && r.checkpoint->matches_recipe && *r.checkpoint->matches_recipe) return ParamsBasis::kExact;
+  if (!s.assumed_reference.empty()) return ParamsBasis::kApproximate;
+  for (const auto& note : s.notes) {
+    if (note.id == "structure_approximate" || note.id == "generic_decoder" || note.id == "vision_not_counted") {
+      return ParamsBasis::kApproximate;
+    }
+  }
+  return ParamsBasis::kExact;
+}
+
+std::int64_t ShownParams(const PlanReport& r) {
+  if (BasisOfParams(r) == ParamsBasis::kHeaders && r.checkpoint) {
+    return static_cast<std::int64_t>(r.checkpoint->serving.elements);
+  }
+  return r.memory.params.total;
 }
 
 }  // namespace gpuprobe::app

@@ -2,7 +2,8 @@
 // resolves the model, builds and checks the job (every number through model/quantity.h), plans
 // memory, the fit table (GPUs ranked), and with --gpu the capacity, speed and cost (when it
 // fits) or the ways to make it fit (when it does not), and with --rps/--users the GPUs the
-// traffic needs. The views (cli/plan_view.h, plan_json.cpp) only render it.
+// traffic needs: on the --gpu, or without one on every priced GPU (the rental sweep,
+// app/plan_rental.h). The views (cli/plan_view.h, plan_json.cpp) only render it.
 //
 // Thread safety: BuildPlanReport reads files and the environment (--model); no shared state.
 #pragma once
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "app/model_lookup.h"
+#include "app/plan_rental.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -42,17 +45,34 @@ struct PlanCost {
   double train_tokens = 0;              ///< --train-tokens (training)
 };
 
+/// What the parameter count shown rests on (one rule for the text and JSON views).
+enum class ParamsBasis {
+  kGiven,        ///< --params: the user's number
+  kHeaders,      ///< the checkpoint's headers, which differ from the config's structure
+  kExact,        ///< the config's structure as transformers builds it (or a validated recipe)
+  kApproximate,  ///< an approximate structure, a generic decoder or an uncounted tower
+};
+
+struct PlanReport;
+
+/// The basis of `r`'s parameter count, and the count shown for it (the headers' when they
+/// differ from the config's structure: the headers are what will be loaded).
+ParamsBasis BasisOfParams(const PlanReport& r);
+std::int64_t ShownParams(const PlanReport& r);
+
 struct PlanReport {
   std::string model_label;        ///< file path or "--params 7B"
   std::string found_in;           ///< where --model was found (file, directory, hub_cache, catalog, gguf, stdin)
   std::string catalog_source;     ///< the catalogue entry's config URL
+  std::optional<model::CatalogMatch> catalog_match;  ///< how a name resolved to the catalogue
+  std::optional<HubLookup> hub;   ///< what the Hub step read (found_in hub or hub_cache)
   std::optional<checkpoint::CheckpointSummary> checkpoint;  ///< what the checkpoint's headers hold
   model::ModelShape shape;
   model::Job job;
   model::MemoryPlan memory;
   std::vector<PlanFit> fits;      ///< every GPU considered, best first
   const model::GpuSpec* gpu = nullptr;  ///< with --gpu
-  bool fits_on_gpu = true;        ///< with --gpu: the job fits there
+  bool fits_on_gpu = true;        ///< with --gpu: the job fits there; traffic without --gpu: some priced GPU serves it
   std::optional<model::Capacity> capacity;        ///< with --gpu, when it fits
   std::optional<model::ServingCapacity> serving;  ///< with --gpu, inference, when it fits
   std::optional<model::ThroughputPlan> throughput;  ///< with --gpu, when it fits
@@ -62,6 +82,10 @@ struct PlanReport {
   const model::GpuPrice* gpu_price = nullptr;     ///< the --gpu's price, when known (owned by `prices`)
   bool traffic_requested = false;                 ///< --rps or --users was given
   std::shared_ptr<const model::PriceBook> prices; ///< the price table with --price applied
+  bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
+  double train_tokens = 0;                        ///< --train-tokens (training modes), 0 when not given
+  std::optional<RentalFigures> rental;            ///< with --gpu and traffic: the planned load's rental figures
+  std::optional<RentalSweep> rental_sweep;        ///< traffic without --gpu: every priced GPU (app/plan_rental.h)
 };
 
 

@@ -51,23 +51,25 @@ void Compare(CheckpointSummary& c, const model::ModelShape& shape) {
                      (c.mtp_elements == 0 || static_cast<std::int64_t>(c.mtp_elements) == p.mtp);
 }
 
-Result<ModelSource> FromConfigText(const std::string& text, const std::string& label, const std::string& found_in) {
+Result<ModelSource> FromConfigText(const std::string& text, const std::string& label, const std::string& found_in,
+                                   const model::HfKnowledge* hf) {
   ModelSource source;
-  GPUPROBE_ASSIGN_OR_RETURN(source.shape, model::ParseHfConfig(text, label));
+  GPUPROBE_ASSIGN_OR_RETURN(source.shape, ShapeFromConfig(text, label, hf));
   source.label = label;
   source.found_in = found_in;
   return source;
 }
 
-Result<ModelSource> FromSafetensors(ModelSource source, const std::vector<std::string>& files) {
+Result<ModelSource> FromSafetensors(ModelSource source, const std::vector<HeaderSource>& files) {
   if (files.size() > kMaxShards) {
     return Status::InvalidArgument(fmt::format("{}: {} safetensors files, more than any checkpoint", source.label, files.size()));
   }
   CheckpointSummary c;
   c.format = "safetensors";
-  for (const std::string& path : files) {
+  for (const HeaderSource& file : files) {
+    const std::string& path = file.path;
     HeaderBytes header;
-    GPUPROBE_ASSIGN_OR_RETURN(header, ReadSafetensorsHeader(path));
+    GPUPROBE_ASSIGN_OR_RETURN(header, file.read());
     model::SafetensorsHeader parsed;
     GPUPROBE_ASSIGN_OR_RETURN(parsed, model::ParseSafetensorsHeader(header.bytes, header.data_bytes, path));
     for (const auto& t : parsed.tensors) {
@@ -122,7 +124,38 @@ Result<ModelSource> FromGguf(const std::string& path) {
   return source;
 }
 
-Result<ModelSource> FromDirectory(const std::string& dir, const std::string& found_in) {
+// A config the planner does not understand (an unknown type, a layout it cannot read): the
+// headers can still be counted. A file that is not even JSON is reported as it is.
+bool ReadableFailure(const Status& status) { return status.code() == core::StatusCode::kInvalidArgument; }
+
+// A checkpoint whose config.json cannot be read is still counted from its headers: the total
+// is theirs, the layout (for the KV cache) a reference model's of that size, and the notes say
+// both (model/hf_config.h's ShapeFromParameterCount).
+Result<ModelSource> FromHeadersOnly(const std::string& label, const std::string& found_in,
+                                    const std::vector<HeaderSource>& headers, const Status& config_error) {
+  ModelSource probe;
+  probe.label = label;
+  probe.shape.num_layers = 1 << 20;  // no layer is "past the last" while the layout is unknown
+  GPUPROBE_ASSIGN_OR_RETURN(probe, FromSafetensors(std::move(probe), headers));
+  const CheckpointSummary& c = *probe.checkpoint;
+  if (c.quantized || c.serving.elements <= 0) return config_error;  // packed integers are not parameters
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source.shape, model::ShapeFromParameterCount(c.serving.elements, model::ShapeFlags{}));
+  source.shape.notes.push_back({"config_unreadable", config_error.message()});
+  source.label = label;
+  source.found_in = found_in;
+  source.checkpoint = std::move(probe.checkpoint);
+  source.checkpoint->matches_recipe.reset();
+  return source;
+}
+
+std::vector<HeaderSource> LocalFiles(const std::vector<std::string>& files) {
+  std::vector<HeaderSource> out;
+  for (const std::string& path : files) out.push_back({path, [path] { return ReadSafetensorsHeader(path); }});
+  return out;
+}
+
+Result<ModelSource> FromDirectory(const std::string& dir, const std::string& found_in, const model::HfKnowledge* hf) {
   CheckpointFiles files;
   GPUPROBE_ASSIGN_OR_RETURN(files, ScanDirectory(dir));
   if (files.config_path.empty()) {
@@ -132,39 +165,73 @@ Result<ModelSource> FromDirectory(const std::string& dir, const std::string& fou
   }
   std::string text;
   GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(files.config_path, kMaxConfigBytes));
-  ModelSource source;
-  GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(text, files.config_path, found_in));
-  source.label = dir;
+  auto source = FromConfigText(text, files.config_path, found_in, hf);
+  if (!source.ok()) {
+    if (files.safetensors.empty() || !ReadableFailure(source.status())) return source.status();
+    return FromHeadersOnly(dir, found_in, LocalFiles(files.safetensors), source.status());
+  }
+  source->label = dir;
   if (files.safetensors.empty()) return source;
-  return FromSafetensors(std::move(source), files.safetensors);
+  return FromSafetensors(std::move(*source), LocalFiles(files.safetensors));
 }
 
 }  // namespace
 
-Result<ModelSource> ResolveModel(const std::string& model, const std::vector<model::CatalogEntry>& catalog) {
+Result<model::ModelShape> ShapeFromConfig(const std::string& text, const std::string& label, const model::HfKnowledge* hf) {
+  return hf != nullptr ? model::ParseHfConfig(text, label, *hf) : model::ParseHfConfig(text, label);
+}
+
+Result<ModelSource> FromConfigAndHeaders(const std::string& config_path, const std::string& label,
+                                         const std::string& found_in, const std::vector<HeaderSource>& headers,
+                                         const model::HfKnowledge* hf) {
+  std::string text;
+  GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(config_path, kMaxConfigBytes));
+  auto source = FromConfigText(text, config_path, found_in, hf);
+  if (!source.ok()) {
+    if (headers.empty() || !ReadableFailure(source.status())) return source.status();
+    return FromHeadersOnly(label, found_in, headers, source.status());
+  }
+  source->label = label;
+  if (headers.empty()) return source;
+  return FromSafetensors(std::move(*source), headers);
+}
+
+Result<std::optional<ModelSource>> ResolveLocalModel(const std::string& model, const model::HfKnowledge* hf) {
+  using Found = std::optional<ModelSource>;
+  auto found = [](Result<ModelSource> source) -> Result<Found> {
+    if (!source.ok()) return source.status();
+    return Found(std::move(*source));
+  };
   if (model == "-") {
     std::string text;
     GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile("-", kMaxConfigBytes));
-    return FromConfigText(text, "-", "stdin");
+    return found(FromConfigText(text, "-", "stdin", hf));
   }
   if (PathExists(model)) {
-    if (IsDirectory(model)) return FromDirectory(model, "directory");
-    if (EndsWith(model, ".gguf")) return FromGguf(model);
+    if (IsDirectory(model)) return found(FromDirectory(model, "directory", hf));
+    if (EndsWith(model, ".gguf")) return found(FromGguf(model));
     std::string text;
     GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(model, kMaxConfigBytes));
-    return FromConfigText(text, model, "file");
+    return found(FromConfigText(text, model, "file", hf));
   }
   if (auto snapshot = FindHubSnapshot(model)) {
-    auto source = FromDirectory(*snapshot, "hub_cache");
+    auto source = FromDirectory(*snapshot, "hub_cache", hf);
     if (source.ok()) source->label = model + " (" + *snapshot + ")";
-    return source;
+    return found(std::move(source));
   }
-  if (const model::CatalogEntry* entry = model::FindCatalogEntry(catalog, model)) {
-    ModelSource source;
-    GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(entry->config_json, entry->id, "catalog"));
-    source.catalog_source = entry->source;
-    return source;
-  }
+  return Found();
+}
+
+Result<ModelSource> FromCatalog(const model::CatalogMatch& match, const model::HfKnowledge* hf) {
+  ModelSource source;
+  GPUPROBE_ASSIGN_OR_RETURN(source, FromConfigText(match.entry->config_json, match.entry->id, "catalog", hf));
+  source.catalog_source = match.entry->source;
+  source.catalog_match = match;
+  return source;
+}
+
+core::Status ModelNotFound(const std::string& model, const std::vector<model::CatalogEntry>& catalog,
+                           const std::string& hub_problem) {
   std::string roots;
   for (const auto& root : HubCacheRoots()) roots += (roots.empty() ? "" : ", ") + root;
   auto close = model::SuggestCatalogIds(catalog, model);
@@ -172,10 +239,19 @@ Result<ModelSource> ResolveModel(const std::string& model, const std::vector<mod
   for (const auto& id : close) suggestion += (suggestion.empty() ? "did you mean '" : "' or '") + id;
   if (!suggestion.empty()) suggestion += "'?";
   return Status::InvalidArgument(
-      fmt::format("--model {}: no such file, not in the local Hub cache ({}) and not in the catalogue of {} models{}",
-                  model, roots.empty() ? "no cache directory set" : roots, catalog.size(),
-                  suggestion.empty() ? "" : "; " + suggestion),
+      fmt::format("--model {}: no such file, not in the local Hub cache ({}){} and not in the catalogue of {} models{}",
+                  model, roots.empty() ? "no cache directory set" : roots, hub_problem.empty() ? "" : ", " + hub_problem,
+                  catalog.size(), suggestion.empty() ? "" : "; " + suggestion),
       "give a config.json, a checkpoint directory, a .gguf file or a Hub id such as Qwen/Qwen3-8B");
+}
+
+Result<ModelSource> ResolveModel(const std::string& model, const std::vector<model::CatalogEntry>& catalog,
+                                 const model::HfKnowledge* hf) {
+  std::optional<ModelSource> local;
+  GPUPROBE_ASSIGN_OR_RETURN(local, ResolveLocalModel(model, hf));
+  if (local) return std::move(*local);
+  if (auto match = model::MatchCatalogEntry(catalog, model)) return FromCatalog(*match, hf);
+  return ModelNotFound(model, catalog);
 }
 
 }  // namespace gpuprobe::checkpoint

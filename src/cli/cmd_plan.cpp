@@ -54,9 +54,9 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
       command->add_flag("--checkpointing", o->checkpointing, "activation checkpointing (recompute in backward); on for qlora");
   command->add_flag("--no-checkpointing", o->no_checkpointing, "turn activation checkpointing off, also for qlora")
       ->excludes(checkpointing);
-  command->add_option("--gpu", o->gpu, "one GPU to plan for: capacity, speed, communication; ways to make it fit when it does not");
+  command->add_option("--gpu", o->gpu, "one GPU to plan for: capacity, speed, communication; ways to make it fit when it does not (a bf16 default is fp16 on GPUs without bf16)");
   command->add_option("--headroom", o->headroom, "fraction of usable memory a plan may fill (default 0.9, as vLLM)");
-  command->add_option("--rps", o->rps, "traffic: requests per second to serve (needs --gpu, --prompt-tokens, --output-tokens)");
+  command->add_option("--rps", o->rps, "traffic: requests per second to serve, with --prompt-tokens and --output-tokens; without --gpu, every GPU with a known price, cheapest per token first");
   command->add_option("--users", o->users, "traffic: concurrent users instead of --rps (closed loop, with --think-time)");
   command->add_option("--think-time", o->think_time, "seconds a user waits between an answer and the next request (default 0)");
   command->add_option("--prompt-tokens", o->prompt_tokens, "traffic: prompt tokens per request");

@@ -71,6 +71,10 @@ json OptionJson(const model::FitOption& o, const report::Texts& t) {
     out["decode_tokens_per_s_per_stream_bound"] = o.throughput->decode_per_stream.bound;
     out["prefill_tokens_per_s_bound"] = o.throughput->prefill.bound;
     out["communication_seconds_per_decode_step"] = o.throughput->comm.decode.seconds;
+    if (o.throughput->has_training) {
+      out["training_tokens_per_s_bound"] = o.throughput->training.bound;
+      out["communication_seconds_per_training_step"] = o.throughput->comm.training.seconds;
+    }
   }
   return out;
 }
@@ -98,6 +102,19 @@ json CheckpointJson(const checkpoint::CheckpointSummary& c) {
   return out;
 }
 
+const char* DifferenceKindName(model::CatalogDifference::Kind kind) {
+  using Kind = model::CatalogDifference::Kind;
+  switch (kind) {
+    case Kind::kQuant: return "quantisation";
+    case Kind::kTuning: return "tuning";
+    case Kind::kDate: return "date";
+    case Kind::kReupload: return "reupload";
+    case Kind::kRenamedOrg: return "renamed_organisation";
+    case Kind::kNaming: return "naming";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string NoteText(const report::Texts& texts, const model::ShapeNote& note) {
@@ -112,6 +129,23 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
   model["source"] = r.model_label;
   model["found_in"] = r.found_in;
   if (!r.catalog_source.empty()) model["catalog_source"] = r.catalog_source;
+  if (r.catalog_match) {
+    const model::CatalogMatch& m = *r.catalog_match;
+    json differences = json::array();
+    for (const auto& d : m.details) differences.push_back({{"kind", DifferenceKindName(d.kind)}, {"here", d.here}, {"entry", d.entry}});
+    model["catalog_match"] = {{"requested", m.requested},
+                              {"entry", m.entry->id},
+                              {"kind", m.kind == model::CatalogMatchKind::kExactId ? "id"
+                                       : m.kind == model::CatalogMatchKind::kName  ? "name"
+                                                                                   : "variant"},
+                              {"explain", m.Explain()},
+                              {"quantised", m.quantised},
+                              {"differences", differences}};
+  }
+  if (r.hub) {
+    model["hub"] = {{"repo_id", r.hub->repo_id}, {"commit", r.hub->commit}, {"snapshot_dir", r.hub->snapshot_dir},
+                    {"requests", r.hub->requests}, {"bytes_received", r.hub->bytes_received}, {"seconds", r.hub->seconds}};
+  }
   model["architecture"] = s.architecture;
   model["family"] = s.family;
   model["model_type"] = s.model_type;
@@ -121,7 +155,14 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
   model["params_active_excluding_embedding"] = p.active - p.embedding;
   model["params_mtp"] = p.mtp;
   model["params_checkpoint_total"] = p.checkpoint_total;
-  model["params_exact"] = s.params_override <= 0;
+  // One rule with the text view: app::BasisOfParams.
+  const app::ParamsBasis basis = app::BasisOfParams(r);
+  model["params_exact"] = basis == app::ParamsBasis::kExact || basis == app::ParamsBasis::kHeaders;
+  model["params_basis"] = basis == app::ParamsBasis::kGiven     ? "given"
+                          : basis == app::ParamsBasis::kHeaders ? "headers"
+                          : basis == app::ParamsBasis::kExact   ? "config"
+                                                                : "approximate";
+  model["params_shown"] = app::ShownParams(r);
   model["params_breakdown"] = {{"embedding", p.embedding}, {"attention", p.attention}, {"mlp", p.mlp},
                                {"experts", p.experts}, {"router", p.router}, {"norms", p.norms},
                                {"lm_head", p.lm_head}, {"pooler", p.pooler}, {"vision", p.vision}};
@@ -156,7 +197,8 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                 {"lora_targets", j.lora_all_linears ? "all" : "attention"}, {"tensor_parallel", j.tensor_parallel},
                 {"pipeline_parallel", j.pipeline_parallel}, {"expert_parallel", j.expert_parallel},
                 {"gpus", model::GpusOfSplit(j)}, {"shared_prefix", j.shared_prefix},
-                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom}};
+                {"activation_checkpointing", j.activation_checkpointing}, {"headroom", j.headroom},
+                {"dtype_fp16_for_gpu", r.dtype_fp16_for_gpu}};
 
   json memory;
   memory["kv_cache_bytes_per_token"] = r.memory.kv_bytes_per_token;
@@ -242,8 +284,10 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                           : json(nullptr);
       }
     }
+    if (r.rental) traffic["rental"] = RentalJson(*r.rental);
     doc["traffic"] = traffic;
   }
+  if (r.rental_sweep) doc["rental"] = RentalSweepJson(*r.rental_sweep);
   if (r.cost) {
     const auto& c = *r.cost;
     json cost = {{"gpus", c.gpus}, {"usd_per_gpu_hour", c.price->usd_per_hour}, {"price", PriceJson(c.price)},

@@ -44,7 +44,16 @@ std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
     std::string verdict = o.fit.fits ? Tr(t, "plan.options.fits", fmt::arg("gpus", o.gpus)) : t.Get("plan.options.no");
     out += fmt::format("  {}. {}\n", n++, Say(t, o.change));
     out += "       " + Tr(t, "plan.options.memory_line", fmt::arg("memory", memory), fmt::arg("verdict", verdict)) + "\n";
-    if (o.throughput) {
+    if (o.throughput && o.throughput->has_training) {
+      // A training option in training's words: tokens trained per second, communication per step.
+      std::string speed = Tr(t, "plan.options.speed_training", fmt::arg("training", Tokens(t, o.throughput->training.bound)));
+      if (o.throughput->comm.gpus > 1) {
+        speed = Tr(t, "plan.options.speed_comm", fmt::arg("speed", speed),
+                   fmt::arg("comm", Tr(t, "plan.options.comm_training", fmt::arg("comm", core::FormatSeconds(o.throughput->comm.training.seconds)),
+                                       fmt::arg("link", Say(t, model::LinkName(*o.gpu, o.throughput->comm.link.link))))));
+      }
+      out += "       " + speed + "\n";
+    } else if (o.throughput) {
       std::string speed = Tr(t, "plan.options.speed", fmt::arg("decode", Tokens(t, o.throughput->decode_per_stream.bound)),
                              fmt::arg("prefill", Tokens(t, o.throughput->prefill.bound)));
       if (o.throughput->comm.gpus > 1) {
@@ -115,6 +124,7 @@ std::string RenderTraffic(const PlanReport& r, const report::Texts& t) {
                            fmt::arg("hour", Dollars(t, r.gpu_price->usd_per_hour * load->gpus)),
                            fmt::arg("million", Dollars(t, usd)), fmt::arg("source", PriceSource(t, *r.gpu_price))) + "\n";
     }
+    if (low && r.rental) out += RenderRentalLines(*r.rental, t);
   }
   if (r.gpu_price == nullptr) out += "  " + Tr(t, "plan.price.none", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
   out += "  " + t.Get("plan.traffic.assumes") + "\n";

@@ -51,6 +51,21 @@ std::string RenderComm(const PlanReport& r, const report::Texts& t) {
   if (comm.link.fell_back_to_pcie) out += "  " + t.Get("plan.comm.fallback") + "\n";
   if (comm.link.beyond_domain) out += "  " + Tr(t, "plan.comm.beyond_domain", fmt::arg("max", model::PeerLink(*r.gpu).max_gpus)) + "\n";
   if (comm.link_unknown) out += "  " + t.Get("plan.comm.unknown") + "\n";
+  if (tp.has_training) {
+    // Training's own words: the step's communication, judged against the step at mid MFU.
+    out += "  " + Tr(t, "plan.comm.training", fmt::arg("time", core::FormatSeconds(comm.training.seconds)),
+                     fmt::arg("share", Share(comm.training.seconds, tp.training_step.At(1.0))),
+                     fmt::arg("compute", core::FormatSeconds(tp.training_step.compute_seconds))) + "\n";
+    out += Terms(t, comm.training);
+    const double mfu = (model::kMfuLow + model::kMfuHigh) / 2;
+    const double step = tp.training_step.At(mfu);
+    const double share = step > 0 ? comm.training.seconds / step : 0;
+    std::string verdict = share < 0.1 ? "plan.comm.verdict_training.small"
+                          : share < 0.3 ? "plan.comm.verdict_training.noticeable" : "plan.comm.verdict_training.dominant";
+    out += "  " + Tr(t, verdict, fmt::arg("share", Share(comm.training.seconds, step)), fmt::arg("eff", static_cast<int>(mfu * 100))) + "\n";
+    out += "  " + Tr(t, "plan.comm.assumes", fmt::arg("latency", core::FormatSeconds(model::kCollectiveLatencySeconds))) + "\n";
+    return out;
+  }
   const double decode_step = tp.decode_step.At(1.0), prefill = tp.prefill_pass.At(1.0);
   out += "  " + Tr(t, "plan.comm.decode", fmt::arg("time", core::FormatSeconds(comm.decode.seconds)),
                    fmt::arg("share", Share(comm.decode.seconds, decode_step)),
@@ -61,12 +76,6 @@ std::string RenderComm(const PlanReport& r, const report::Texts& t) {
                    fmt::arg("time", core::FormatSeconds(comm.prefill.seconds)), fmt::arg("share", Share(comm.prefill.seconds, prefill)),
                    fmt::arg("compute", core::FormatSeconds(tp.prefill_pass.compute_seconds))) + "\n";
   out += Terms(t, comm.prefill);
-  if (tp.has_training) {
-    out += "  " + Tr(t, "plan.comm.training", fmt::arg("time", core::FormatSeconds(comm.training.seconds)),
-                     fmt::arg("share", Share(comm.training.seconds, tp.training_step.At(1.0))),
-                     fmt::arg("compute", core::FormatSeconds(tp.training_step.compute_seconds))) + "\n";
-    out += Terms(t, comm.training);
-  }
   if (tp.comm_over_pcie) {
     const model::CommPlan& pcie = *tp.comm_over_pcie;
     auto step_with = [](const model::StepTimes& s, double comm_seconds) {
@@ -125,7 +134,9 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
       out += "  " + t.Get("plan.serving.prefix_hint") + "\n";
     }
   }
-  if (r.throughput) {
+  if (r.throughput && r.throughput->has_training) {
+    out += RenderTrainingSpeed(r, t) + RenderComm(r, t);
+  } else if (r.throughput) {
     const auto& tp = *r.throughput;
     out += "\n" + Tr(t, "plan.throughput", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("tp", model::GpusOfSplit(j))) + "\n";
     out += "  " + t.Get("plan.throughput.decode") + " " + RateLine(t, tp.decode_per_stream) + "\n";
@@ -135,13 +146,8 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
     }
     out += "  " + t.Get("plan.throughput.prefill") + " " + RateLine(t, tp.prefill) + "\n";
     out += "      " + Say(t, tp.prefill.basis) + "\n";
-    if (tp.has_training) {
-      out += "  " + t.Get("plan.throughput.training") + " " + RateLine(t, tp.training) + "\n";
-      out += "      " + Say(t, tp.training.basis) + "\n";
-    }
     out += "  " + t.Get("plan.throughput.assumes") + "\n";
     out += "      " + Say(t, tp.decode_per_stream.assumes) + "\n      " + Say(t, tp.prefill.assumes) + "\n";
-    if (tp.has_training) out += "      " + Say(t, tp.training.assumes) + "\n";
     out += RenderComm(r, t);
   }
   return out;

@@ -1,5 +1,7 @@
 #include "cli/plan_view.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -25,16 +27,73 @@ std::string AssumedShapeText(const report::Texts& t, const model::ModelShape& s)
 
 namespace {
 
+// Notes that say how the count was made rather than what may be wrong with it.
+bool IsInformationNote(const model::ShapeNote& note) {
+  return note.id == "structure_exact" || note.id == "model_type_alias" || note.id == "class_defaults" ||
+         note.id == "vision_counted";
+}
+
+std::string DifferenceText(const model::CatalogDifference& d, const report::Texts& t) {
+  using Kind = model::CatalogDifference::Kind;
+  const std::string none = t.Get("plan.catalog.none");
+  auto side = [&](const std::string& v) { return v.empty() ? none : v; };
+  switch (d.kind) {
+    case Kind::kQuant: return Tr(t, "plan.catalog.diff.quant", fmt::arg("here", side(d.here)), fmt::arg("entry", side(d.entry)));
+    case Kind::kTuning: return Tr(t, "plan.catalog.diff.tuning", fmt::arg("here", side(d.here)), fmt::arg("entry", side(d.entry)));
+    case Kind::kDate: return Tr(t, "plan.catalog.diff.date", fmt::arg("here", side(d.here)), fmt::arg("entry", side(d.entry)));
+    case Kind::kReupload: return Tr(t, "plan.catalog.diff.reupload", fmt::arg("here", d.here), fmt::arg("entry", d.entry));
+    case Kind::kRenamedOrg:
+      return Tr(t, "plan.catalog.diff.renamed_org", fmt::arg("here", d.here), fmt::arg("entry", d.entry));
+    case Kind::kNaming: return t.Get("plan.catalog.diff.naming");
+  }
+  return {};
+}
+
+// A name resolved to another catalogue entry: which, how it differs, and what that leaves open.
+std::string CatalogMatchText(const PlanReport& r, const report::Texts& t) {
+  if (!r.catalog_match || r.catalog_match->kind != model::CatalogMatchKind::kVariant) return {};
+  const model::CatalogMatch& m = *r.catalog_match;
+  std::string differences;
+  for (const auto& d : m.details) differences += (differences.empty() ? "" : "; ") + DifferenceText(d, t);
+  std::string out = "  " + t.Get("common.note") + ": " +
+                    Tr(t, "plan.catalog.variant", fmt::arg("requested", m.requested), fmt::arg("entry", m.entry->id),
+                       fmt::arg("differences", differences)) + "\n";
+  if (m.quantised) {
+    out += "  " + t.Get("plan.warning") + ": " + Tr(t, "plan.catalog.warn.quant", fmt::arg("requested", m.requested)) + "\n";
+  }
+  const bool dated = std::any_of(m.details.begin(), m.details.end(),
+                                 [](const auto& d) { return d.kind == model::CatalogDifference::Kind::kDate; });
+  if (dated) out += "  " + t.Get("plan.warning") + ": " + Tr(t, "plan.catalog.warn.date", fmt::arg("requested", m.requested)) + "\n";
+  return out;
+}
+
+// What the Hub step read: over the network (requests, bytes) or from the cache alone.
+std::string HubText(const PlanReport& r, const report::Texts& t) {
+  if (!r.hub) return {};
+  const app::HubLookup& h = *r.hub;
+  if (h.requests == 0) return "  " + Tr(t, "plan.source.hub_cached", fmt::arg("dir", h.snapshot_dir)) + "\n";
+  return "  " + Tr(t, "plan.source.hub", fmt::arg("requests", h.requests),
+                   fmt::arg("bytes", core::FormatBytesBinary(static_cast<double>(h.bytes_received))),
+                   fmt::arg("dir", h.snapshot_dir)) + "\n";
+}
+
 std::string RenderModel(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& p = r.memory.params;
   const auto& s = r.shape;
   std::string what = s.architecture.empty() ? s.family : fmt::format("{}, {}", s.architecture, s.family);
   out += Tr(t, "plan.model", fmt::arg("source", r.model_label), fmt::arg("what", what)) + "\n";
-  std::string params = s.params_override > 0
-                           ? Tr(t, "plan.params_given", fmt::arg("count", FormatParams(t, static_cast<double>(p.total))))
-                           : Tr(t, "plan.params_exact", fmt::arg("count", core::FormatInteger(static_cast<std::uint64_t>(p.total))),
-                                fmt::arg("short", FormatParams(t, static_cast<double>(p.total))));
+  out += CatalogMatchText(r, t);
+  out += HubText(r, t);
+  const app::ParamsBasis basis = app::BasisOfParams(r);
+  const double shown = static_cast<double>(app::ShownParams(r));
+  std::string params =
+      basis == app::ParamsBasis::kGiven
+          ? Tr(t, "plan.params_given", fmt::arg("count", FormatParams(t, shown)))
+          : Tr(t, basis == app::ParamsBasis::kHeaders       ? "plan.params_headers"
+                  : basis == app::ParamsBasis::kApproximate ? "plan.params_approximate"
+                                                            : "plan.params_exact",
+               fmt::arg("count", core::FormatInteger(static_cast<std::uint64_t>(shown))), fmt::arg("short", FormatParams(t, shown)));
   out += "  " + params + "\n";
   if (s.num_experts > 0) {
     out += "  " + Tr(t, "plan.params_active", fmt::arg("count", core::FormatInteger(static_cast<std::uint64_t>(p.active))),
@@ -54,7 +113,7 @@ std::string RenderModel(const PlanReport& r, const report::Texts& t) {
   }
   for (const auto& note : s.notes) {
     if (note.id == "mtp_stored") continue;  // the MTP line above says it
-    out += "  " + t.Get("plan.warning") + ": " + NoteText(t, note) + "\n";
+    out += "  " + t.Get(IsInformationNote(note) ? "common.note" : "plan.warning") + ": " + NoteText(t, note) + "\n";
   }
   if (r.checkpoint) {
     const auto& c = *r.checkpoint;
@@ -62,8 +121,13 @@ std::string RenderModel(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("tensors", c.stored.tensors),
                      fmt::arg("elements", core::FormatInteger(static_cast<std::uint64_t>(c.serving.elements))),
                      fmt::arg("bytes", core::FormatBytesBinary(c.serving.bytes))) + "\n";
-    if (c.matches_recipe) {
-      out += "    " + t.Get(*c.matches_recipe ? "plan.checkpoint.matches" : "plan.checkpoint.differs") + "\n";
+    if (c.matches_recipe && !*c.matches_recipe) {
+      const auto stored = static_cast<std::int64_t>(c.serving.elements);
+      out += "    " + Tr(t, "plan.checkpoint.differs_by", fmt::arg("stored", core::FormatInteger(static_cast<std::uint64_t>(stored))),
+                       fmt::arg("recipe", core::FormatInteger(static_cast<std::uint64_t>(p.total))),
+                       fmt::arg("diff", stored - p.total)) + "\n";
+    } else if (c.matches_recipe) {
+      out += "    " + t.Get("plan.checkpoint.matches") + "\n";
     } else if (c.quantized) {
       out += "    " + t.Get("plan.checkpoint.quantized") + "\n";
     }
@@ -80,10 +144,14 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("ep", j.expert_parallel > 0 ? j.expert_parallel : j.tensor_parallel),
                      fmt::arg("gpus", model::GpusOfSplit(j)));
   }
-  out += "\n" + Tr(t, "plan.job", fmt::arg("mode", mode),
+  out += "\n" + Tr(t, j.mode == model::JobMode::kInfer ? "plan.job" : "plan.job_training", fmt::arg("mode", mode),
                    fmt::arg("dtype", WeightStorage(j) == "checkpoint" ? t.Get("plan.weights_as_stored") : WeightStorage(j)),
                    fmt::arg("kv", model::DTypeName(j.kv_dtype)), fmt::arg("batch", j.batch), fmt::arg("seq", j.seq),
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
+  if (r.dtype_fp16_for_gpu) {
+    out += "  " + t.Get("common.note") + ": " + Tr(t, "plan.dtype_fp16_for_gpu", fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
+                                                   fmt::arg("cc", r.gpu->compute_capability)) + "\n";
+  }
 
   out += "\n" + Tr(t, "plan.memory", fmt::arg("per", j.tensor_parallel > 1 ? t.Get("plan.per_gpu") : "")) + "\n";
   out += "  " + t.Get("plan.units") + "\n";
@@ -94,8 +162,10 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
   }
   table.AddRow({t.Get("plan.total"), core::FormatBytesBinary(r.memory.total_bytes), ""});
   out += table.Render(2);
-  out += "  " + Tr(t, "plan.kv_per_token", fmt::arg("bytes", core::FormatBytesBinary(r.memory.kv_bytes_per_token)),
-                   fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
+  if (j.mode == model::JobMode::kInfer) {  // training keeps no KV cache between steps
+    out += "  " + Tr(t, "plan.kv_per_token", fmt::arg("bytes", core::FormatBytesBinary(r.memory.kv_bytes_per_token)),
+                     fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
+  }
   out += "  " + Say(t, r.memory.summed) + "\n";
   return out;
 }
@@ -127,7 +197,8 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
 }  // namespace
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
-  std::string out = RenderModel(r, t) + RenderMemory(r, t) + RenderFits(r, t);
+  // The rental sweep's table answers "on which GPU" in place of the fit table.
+  std::string out = RenderModel(r, t) + RenderMemory(r, t) + (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t));
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
   return out;

@@ -34,5 +34,15 @@ std::string RenderSpeed(const PlanReport& report, const report::Texts& texts);  
 std::string RenderOptions(const PlanReport& report, const report::Texts& texts);    ///< plan_options_view.cpp
 std::string RenderTraffic(const PlanReport& report, const report::Texts& texts);    ///< plan_options_view.cpp
 std::string RenderCost(const PlanReport& report, const report::Texts& texts);       ///< plan_options_view.cpp
+/// The speed of a training plan: step, tokens trained per second, a run's time; plan_training_view.cpp.
+std::string RenderTrainingSpeed(const PlanReport& report, const report::Texts& texts);
+/// The rental sweep (traffic without --gpu); plan_rental_view.cpp.
+std::string RenderRental(const PlanReport& report, const report::Texts& texts);
+/// The planned load's rental lines under the --gpu traffic section (priced: $/h, $ per 1M
+/// tokens; always: p99 queueing wait, N+1); empty when not feasible. plan_rental_view.cpp.
+std::string RenderRentalLines(const app::RentalFigures& figures, const report::Texts& texts);
+/// One GPU's rental figures and the sweep as JSON (docs/plan.md, 'JSON'); plan_rental_view.cpp.
+nlohmann::json RentalJson(const app::RentalFigures& figures);
+nlohmann::json RentalSweepJson(const app::RentalSweep& sweep);
 
 }  // namespace gpuprobe::cli

@@ -1,6 +1,13 @@
 #include "knowledge/embedded_knowledge.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
 #include "core/embedded_data.h"
+#include "core/json_input.h"
 
 namespace gpuprobe::knowledge {
 namespace {
@@ -12,7 +19,44 @@ core::Result<const T*> Kept(const core::Result<T>& parsed) {
   return &parsed.value();
 }
 
+// The per-file JSON of data/models/hf, parsed when first asked for and kept (nullptr for a file
+// that is absent or not JSON: the template or defaults are then unknown, which the model
+// layer reports as such).
+class HfFiles {
+ public:
+  const nlohmann::json* Load(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(name);
+    if (it == cache_.end()) {
+      std::unique_ptr<nlohmann::json> parsed;
+      auto text = core::EmbeddedFile(name);
+      if (text.ok()) {
+        auto json = core::ParsePythonJsonInput(*text, name);
+        if (json.ok()) parsed = std::make_unique<nlohmann::json>(std::move(*json));
+      }
+      it = cache_.emplace(name, std::move(parsed)).first;
+    }
+    return it->second.get();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<nlohmann::json>> cache_;
+};
+
 }  // namespace
+
+core::Result<const model::HfKnowledge*> HfModels() {
+  static HfFiles files;
+  static const core::Result<model::HfKnowledge> kParsed = []() -> core::Result<model::HfKnowledge> {
+    const nlohmann::json* index = files.Load("models/hf/index.json");
+    if (index == nullptr) return core::Status::Internal("models/hf/index.json is missing or not JSON (a broken build)");
+    return model::HfKnowledge::FromIndex(
+        *index, [](const std::string& t) { return files.Load("models/hf/structure/" + t + ".json"); },
+        [](const std::string& c) { return files.Load("models/hf/defaults/" + c + ".json"); });
+  }();
+  return Kept(kParsed);
+}
 
 core::Result<const model::SpecDatabase*> Specs() {
   static const core::Result<model::SpecDatabase> kParsed = []() -> core::Result<model::SpecDatabase> {

@@ -201,8 +201,13 @@ std::vector<FitOption> FindFitOptions(const ModelShape& shape, const Job& job, c
     if (!IsTraining(job) && BytesPerElement(j.kv_dtype) > 1) {
       changes.push_back([&] { j.kv_dtype = DType::kFp8; steps.push_back(Say("plan.option.kv_fp8")); });
     }
+    int checkpointing_step = -1;
     if (IsTraining(job) && !j.activation_checkpointing) {
-      changes.push_back([&] { j.activation_checkpointing = true; steps.push_back(Say("plan.option.checkpointing")); });
+      changes.push_back([&] {
+        j.activation_checkpointing = true;
+        checkpointing_step = static_cast<int>(steps.size());
+        steps.push_back(Say("plan.option.checkpointing"));
+      });
     }
     if (job.mode == JobMode::kFull && j.optimizer == Optimizer::kAdamW) {
       changes.push_back([&] { j.optimizer = Optimizer::kAdamW8bit; steps.push_back(Say("plan.option.optimizer_8bit")); });
@@ -214,6 +219,9 @@ std::vector<FitOption> FindFitOptions(const ModelShape& shape, const Job& job, c
       changes.push_back([&] {
         j.mode = JobMode::kQlora;
         j.activation_checkpointing = true;
+        // QLoRA checkpoints already: "checkpointing + QLoRA" would be the QLoRA option again.
+        if (checkpointing_step >= 0) steps.erase(steps.begin() + checkpointing_step);
+        checkpointing_step = -1;
         steps.push_back(Say("plan.option.qlora"));
       });
     }

@@ -2,6 +2,7 @@
 #include "model/quantity.h"
 
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,15 @@ Result<ModelShape> RecipeShape(const json& root, const std::string& label) {
   return Finish(root, label, std::move(*result));
 }
 
+// A recipe's refusal that is about a value the file gives, not a field it leaves out or a type
+// the recipes do not know (the recipes' own messages: config_reader.h, families/).
+bool IsBadValue(const Status& status) {
+  if (status.code() != core::StatusCode::kInvalidArgument) return false;
+  const std::string& m = status.message();
+  return m.find("required field") == std::string::npos && m.find("is not supported") == std::string::npos &&
+         m.find("does not describe") == std::string::npos && m.find("belongs to a layer structure") == std::string::npos;
+}
+
 bool HasRecipe(const json& root) {
   std::string type = StringAt(root, "model_type");
   auto text = root.find("text_config");
@@ -167,19 +177,39 @@ Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& 
   std::string type, alias;
   const json* tpl = FindTemplate(knowledge, root, &type, &alias);
   bool exact = tpl != nullptr && StringAt(*tpl, "status") == "exact";
+  // A value the file states that the recipe of its family refuses (a string where a number
+  // goes, a negative size, KV heads that do not divide the heads, a layer list of the wrong
+  // length or kind, top-k above the experts) is the file's error, named as the recipe names it,
+  // whatever the structure would make of it. A field the file leaves out is not: transformers
+  // takes the class default, and so does the structure below.
+  std::optional<Result<ModelShape>> recipe;
+  if (HasRecipe(root)) {
+    recipe = RecipeShape(root, label);
+    if (!recipe->ok() && IsBadValue(recipe->status())) return recipe->status();
+  }
   Status template_error;
   if (exact || (tpl != nullptr && !HasRecipe(root))) {
     auto shape = ShapeFromTemplate(root, type, alias, *tpl, knowledge, label);
-    if (shape.ok()) return Finish(root, label, std::move(*shape));
+    if (shape.ok()) {
+      // transformers builds the served model without the multi-token-prediction layers a
+      // checkpoint stores (DeepSeek-V3's layer 61); the recipe knows their size.
+      if (recipe && recipe->ok() && (*recipe)->mtp_params > 0 && shape->mtp_params == 0) {
+        shape->mtp_params = (*recipe)->mtp_params;
+        for (const auto& note : (*recipe)->notes) {
+          if (note.id == "mtp_stored") shape->notes.push_back(note);
+        }
+      }
+      return Finish(root, label, std::move(*shape));
+    }
     template_error = shape.status();
   }
-  auto recipe = RecipeShape(root, label);
-  if (recipe.ok() && !template_error.ok()) {
+  if (!recipe) recipe = RecipeShape(root, label);
+  if (recipe->ok() && !template_error.ok()) {
     // The structure could not be evaluated for this file; the recipe's count is said to be one.
-    recipe->notes.push_back({"structure_failed", template_error.message()});
+    (*recipe)->notes.push_back({"structure_failed", template_error.message()});
   }
-  if (!recipe.ok() && !template_error.ok()) return template_error;
-  return recipe;
+  if (!recipe->ok() && !template_error.ok()) return template_error;
+  return std::move(*recipe);
 }
 
 core::Status ValidateShape(const ModelShape& s, const std::string& label) {

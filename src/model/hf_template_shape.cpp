@@ -1,6 +1,7 @@
 #include "model/hf_template_shape.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -51,6 +52,39 @@ std::optional<std::int64_t> IntAt(const ConfigValues& v, const std::string& pref
 }
 
 // "structure_approximate" reasons as one data string.
+// Whether `text` (a template's JSON) names `key` as a whole identifier.
+bool MentionsKey(const std::string& text, const std::string& key) {
+  auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; };
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    bool left = at == 0 || !ident(text[at - 1]);
+    bool right = at + key.size() >= text.size() || !ident(text[at + key.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// Top-level integer keys of the file, above 0, whose class default is null (an optional
+// feature: moe_latent_size, q_lora_rank...) and which the structure never read.
+std::string UnexercisedFeatures(const json& root, const ConfigEnv& env, const HfDefaults& defaults,
+                                const std::set<std::string>& read, const std::string& kv_template) {
+  if (env.config_class.empty() || !defaults.class_entry || !root.is_object()) return {};
+  const json* entry = defaults.class_entry(env.config_class);
+  if (entry == nullptr || !entry->is_object()) return {};
+  auto sig = entry->find("signature");
+  if (sig == entry->end() || !sig->is_object()) return {};
+  std::string out;
+  for (const auto& [key, value] : root.items()) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() <= 0) continue;
+    auto d = sig->find(key);
+    if (d == sig->end() || !d->is_null() || read.count(key)) continue;
+    if (key.find("token") != std::string::npos) continue;  // token ids are not sizes
+    if (MentionsKey(kv_template, key)) continue;           // the cache template reads it
+    if (key.find("window") != std::string::npos) continue;  // an attention span, not a tensor's size
+    out += (out.empty() ? "" : ", ") + key + "=" + value.dump();
+  }
+  return out;
+}
+
 std::string Reasons(const json& tpl) {
   std::string out;
   for (const json& r : tpl.value("reason", json::array())) {
@@ -270,11 +304,14 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
   // What the cache keeps, layer by layer, from the cache template when it has one.
   auto kv = tpl.find("kv");
   std::int64_t kv_heads = s.num_kv_heads;
+  Result<std::vector<KvLayerShape>> layout = Status::NotFound("no cache template");
   if (kv != tpl.end() && kv->is_object()) {
-    auto layout = KvLayout(*kv, env.values);
-    if (!layout.ok()) {
-      return Status::InvalidArgument(fmt::format("{}: {} (model_type '{}')", label, layout.status().message(), model_type));
-    }
+    layout = KvLayout(*kv, env.values);
+    // The weights are counted; a cache template that cannot be evaluated for this file falls
+    // back to full attention on every layer below, and says why.
+    if (!layout.ok()) s.notes.push_back({"kv_layout_failed", layout.status().message()});
+  }
+  if (layout.ok()) {
     if (layout->size() > s.layers.size()) s.layers.resize(layout->size());
     for (size_t i = 0; i < s.layers.size(); ++i) {
       LayerShape& l = s.layers[i];
@@ -309,7 +346,9 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
       l.kv_heads = s.num_kv_heads;
       l.k_head_dim = l.v_head_dim = s.head_dim;
     }
-    s.notes.push_back({"kv_assumed", fmt::format("{} x {}", s.num_kv_heads, s.head_dim)});
+    if (layout.status().code() == core::StatusCode::kNotFound) {
+      s.notes.push_back({"kv_assumed", fmt::format("{} x {}", s.num_kv_heads, s.head_dim)});
+    }
   }
   for (const LayerShape& l : s.layers) {
     if (l.mixer == MixerKind::kSlidingAttention && s.sliding_window == 0) s.sliding_window = l.window;
@@ -317,10 +356,19 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
 
   // Notes: how exact this is, and what the file did not say.
   std::string status = StringAt(tpl, "status");
-  s.notes.push_back({status == "exact" ? "structure_exact" : "structure_approximate",
-                     status == "exact" ? knowledge.transformers_version : Reasons(tpl)});
-  if (!alias_of.empty()) s.notes.push_back({"model_type_alias", alias_of + " -> " + model_type});
   std::set<std::string> read(c.keys_read.begin(), c.keys_read.end());
+  // A feature the class leaves off by default (its signature default is null) that this file
+  // turns on with a size the template never reads: the template was fitted and validated with
+  // the feature off, so its count cannot be called exact for this file.
+  std::string unexercised =
+      UnexercisedFeatures(root, env, knowledge.defaults, read, kv != tpl.end() ? kv->dump() : std::string());
+  if (status == "exact" && !unexercised.empty()) {
+    s.notes.push_back({"structure_approximate", "set in this file, never varied when the structure was fitted: " + unexercised});
+  } else {
+    s.notes.push_back({status == "exact" ? "structure_exact" : "structure_approximate",
+                       status == "exact" ? knowledge.transformers_version : Reasons(tpl)});
+  }
+  if (!alias_of.empty()) s.notes.push_back({"model_type_alias", alias_of + " -> " + model_type});
   std::string defaulted;
   for (const std::string& key : env.defaulted) {
     if (!read.count(key)) continue;

@@ -425,8 +425,10 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
   const auto req_quant_shown = Join(request.Of(TokenKind::kQuant, true), "-");
   const auto entry_quant_shown = Join(best_name.Of(TokenKind::kQuant, true), "-");
 
+  using Diff = CatalogDifference::Kind;
   if (AsSet(req_quant) != AsSet(entry_quant)) {
     match.quantised = true;
+    match.details.push_back({Diff::kQuant, req_quant_shown, entry_quant_shown});
     if (entry_quant.empty()) {
       match.differences.push_back(fmt::format("weights quantised differently ({})", req_quant_shown));
       match.warnings.push_back(fmt::format(
@@ -451,6 +453,7 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
   if (AsSet(req_tuning) != AsSet(best_name.Of(TokenKind::kTuning))) {
     auto shown = request.Of(TokenKind::kTuning, true);
     auto theirs = best_name.Of(TokenKind::kTuning, true);
+    match.details.push_back({Diff::kTuning, Join(shown, "-"), Join(theirs, "-")});
     match.differences.push_back(fmt::format("another tuning of it ({} vs {})", shown.empty() ? "base" : Join(shown, "-"),
                                             theirs.empty() ? "base" : Join(theirs, "-")));
   }
@@ -458,6 +461,7 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
     match.dated_or_reupload = true;
     auto shown = request.Of(TokenKind::kDate, true);
     auto theirs = best_name.Of(TokenKind::kDate, true);
+    match.details.push_back({Diff::kDate, Join(shown, "-"), Join(theirs, "-")});
     match.differences.push_back(fmt::format("another dated release ({} vs {})", shown.empty() ? "undated" : Join(shown, "-"),
                                             theirs.empty() ? "undated" : Join(theirs, "-")));
     match.warnings.push_back(fmt::format(
@@ -468,12 +472,16 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
   if (has_org && entry_org != org) {
     match.dated_or_reupload = true;
     match.differences.push_back(fmt::format("re-uploaded by {}", OrgOf(id)));
+    match.details.push_back({Diff::kReupload, std::string(OrgOf(id)), std::string(OrgOf(best->id))});
   } else if (has_org && Lower(OrgOf(best->id)) != Lower(OrgOf(id))) {
     match.differences.push_back(fmt::format("the organisation was renamed ({} is now {})", OrgOf(id), OrgOf(best->id)));
+    match.details.push_back({Diff::kRenamedOrg, std::string(OrgOf(id)), std::string(OrgOf(best->id))});
   }
   if (!request.Of(TokenKind::kNaming).empty() || !best_name.Of(TokenKind::kNaming).empty()) {
     if (request.Of(TokenKind::kNaming) != best_name.Of(TokenKind::kNaming)) {
       match.differences.push_back("named with or without the Meta- prefix");
+      match.details.push_back({Diff::kNaming, Join(request.Of(TokenKind::kNaming, true), "-"),
+                               Join(best_name.Of(TokenKind::kNaming, true), "-")});
     }
   }
   return match;

@@ -33,12 +33,21 @@ enum class CatalogMatchKind {
   kVariant,  ///< a variant of an entry's name (see CatalogMatch::Explain)
 };
 
+/// One way a variant's name differs from its entry's, as data for a translated view: the
+/// tokens on each side ("FP8" / "", "Instruct" / "Base"...; empty when that side has none).
+struct CatalogDifference {
+  enum class Kind { kQuant, kTuning, kDate, kReupload, kRenamedOrg, kNaming } kind = Kind::kQuant;
+  std::string here;   ///< the requested name's tokens (kReupload, kRenamedOrg: its organisation)
+  std::string entry;  ///< the entry's tokens (kRenamedOrg: the entry's organisation)
+};
+
 /// How a requested name was resolved to a catalogue entry.
 struct CatalogMatch {
   const CatalogEntry* entry = nullptr;
   CatalogMatchKind kind = CatalogMatchKind::kExactId;
   std::string requested;                ///< the name as given
   std::vector<std::string> differences; ///< what the variant differs in, e.g. "quantisation (FP8)"
+  std::vector<CatalogDifference> details;  ///< the same, as data
   bool quantised = false;               ///< the variant's weights are stored differently
   bool dated_or_reupload = false;       ///< a dated release, or a copy under another organisation
   std::vector<std::string> warnings;    ///< caveats the caller should print with the plan

@@ -9,6 +9,9 @@
 #   - nothing is written into the working folder (no report, no database, no temp file).
 # Prints one line per failing case and a summary; exit 1 when any case fails.
 set -u
+# Names nothing resolves are answered offline here (exit 2 with "did you mean"); asking the Hub
+# is tested against a local server (cli.plan_from_hub, cli.plan_hub_unreachable_suggests).
+export HF_HUB_OFFLINE=1
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cases=$2
 work=$(mktemp -d)
@@ -37,7 +40,9 @@ make_inputs() {
   printf '{"schema": "gpuprobe.doctor.v1", "checks": [{"status": 1, "title": []}]}' >"$d/doctor-wrong-types.json"
   printf '{"model_type": "llama", "hidden_size": -4096, "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000}' >"$d/negative-size.json"
   printf '{"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 1000000000000, "num_experts_per_tok": 2}' >"$d/absurd-experts.json"
-  printf '{"model_type": "llama"}' >"$d/missing-fields.json"
+  # A type nobody knows with no sizes (a known type alone is planned from its class defaults,
+  # as transformers builds it).
+  printf '{"model_type": "my_llama"}' >"$d/missing-fields.json"
   # XML and captures.
   python3 -c "print('<nvidia_smi_log>' + '<gpu>'*100000 + '</gpu>'*100000 + '</nvidia_smi_log>')" >"$d/deep.xml"
   printf '<?xml version="1.0"?>\n<nvidia_smi_log><driver_version>535' >"$d/truncated.xml"

@@ -107,6 +107,11 @@ run "gpus compare" gpus "$bin" --lang zh gpus compare a100-80gb h100 h200
 run "gpus --task" gpus "$bin" --lang zh gpus --task llm-serving
 run "plan --params 8B" plan "$bin" --lang zh plan --params 8B --gpu h200
 run "plan --model" plan "$bin" --lang zh plan --model "$fx/configs/meta-llama--llama-3.1-8b.config.json" --gpu h200
+run "plan rental sweep" plan "$bin" --lang zh plan --params 8B --rps 5 --prompt-tokens 1000 --output-tokens 200
+run "plan rental sweep (405B)" plan "$bin" --lang zh plan --params 405B --rps 1 --prompt-tokens 1000 --output-tokens 200
+run "plan --gpu traffic" plan "$bin" --lang zh plan --params 8B --gpu a10 --rps 5 --prompt-tokens 1000 --output-tokens 200
+run "plan lora training" plan "$bin" --lang zh plan --params 8B --mode lora --gpu h100 --tp 2 --train-tokens 1B
+run "plan on a T4 (fp16)" plan "$bin" --lang zh plan --params 1B --gpu t4
 run "advise matmul" advise "$bin" --lang zh advise --profile matmul
 for f in "$fx"/nvidia-smi/captures/*.txt "$fx"/nvidia-smi/xml/*.xml "$fx"/captures_public/*/*.*; do
   run "inspect --from $(basename "$f")" inspect "$bin" --lang zh inspect --from "$f"

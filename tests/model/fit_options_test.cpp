@@ -99,6 +99,27 @@ TEST(FitOptions, ShorterContextIsTheLongestThatFitsAndTrainingGetsTrainingOption
   EXPECT_NE(Find(full_options, "lora"), nullptr);
 }
 
+// QLoRA recipes checkpoint: a combination that reaches QLoRA through checkpointing is the
+// QLoRA option itself, and is not listed a second time.
+TEST(FitOptions, CheckpointingPlusQloraIsNotListedBesideQlora) {
+  ModelShape shape = *ShapeFromParameterCount(13e9, ShapeFlags{});
+  Job lora;
+  lora.mode = JobMode::kLora;
+  lora.seq = 4096;
+  auto options = FindFitOptions(shape, lora, **Db().Find("4090"), Db(), nullptr);
+  const FitOption* qlora = Find(options, "qlora");
+  ASSERT_NE(qlora, nullptr);
+  EXPECT_TRUE(qlora->job.activation_checkpointing);
+  for (const auto& o : options) {
+    if (&o == qlora) continue;
+    const bool same_job = o.gpu == qlora->gpu && o.job.mode == qlora->job.mode &&
+                          o.job.activation_checkpointing == qlora->job.activation_checkpointing &&
+                          o.job.tensor_parallel == qlora->job.tensor_parallel && o.job.seq == qlora->job.seq &&
+                          o.job.batch == qlora->job.batch && o.job.optimizer == qlora->job.optimizer;
+    EXPECT_FALSE(same_job) << o.id << " repeats the QLoRA option";
+  }
+}
+
 TEST(FitOptions, NoneWhenItAlreadyFits) {
   Job job;
   EXPECT_TRUE(FindFitOptions(*ShapeFromParameterCount(7e9, ShapeFlags{}), job, **Db().Find("h100"), Db(), nullptr).empty());

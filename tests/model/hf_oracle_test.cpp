@@ -15,6 +15,7 @@
 
 #include "core/embedded_data.h"
 #include "core/json_input.h"
+#include "knowledge/embedded_knowledge.h"
 #include "model/hf_config.h"
 #include "model/hf_template_shape.h"
 #include "model/model_shape.h"
@@ -31,39 +32,11 @@ std::string Fixture(const std::string& relative) {
   return s.str();
 }
 
-// The embedded data, parsed per file on first use (what the knowledge owner does in the binary).
-class EmbeddedHf {
- public:
-  EmbeddedHf() {
-    index_ = Parse("models/hf/index.json");
-    auto k = HfKnowledge::FromIndex(
-        index_, [this](const std::string& t) { return Load("models/hf/structure/" + t + ".json"); },
-        [this](const std::string& c) { return Load("models/hf/defaults/" + c + ".json"); });
-    EXPECT_TRUE(k.ok()) << k.status().message();
-    knowledge_ = std::move(*k);
-  }
-  const HfKnowledge& knowledge() const { return knowledge_; }
-
- private:
-  static json Parse(const std::string& name) {
-    auto text = core::EmbeddedFile(name);
-    if (!text.ok()) return json();
-    auto parsed = core::ParsePythonJsonInput(*text, name);
-    return parsed.ok() ? *parsed : json();
-  }
-  const json* Load(const std::string& name) {
-    auto it = cache_.find(name);
-    if (it == cache_.end()) it = cache_.emplace(name, std::make_unique<json>(Parse(name))).first;
-    return it->second->is_null() ? nullptr : it->second.get();
-  }
-  json index_;
-  std::map<std::string, std::unique_ptr<json>> cache_;
-  HfKnowledge knowledge_;
-};
-
-const EmbeddedHf& Hf() {
-  static const EmbeddedHf hf;
-  return hf;
+// The embedded data through its one owner, exactly as `plan --model` reads it.
+const HfKnowledge& Knowledge() {
+  auto k = knowledge::HfModels();
+  EXPECT_TRUE(k.ok()) << k.status().message();
+  return **k;
 }
 
 // json::value() throws when the key holds null; the oracle writes null for "not known".
@@ -94,7 +67,7 @@ Kv ShapeKv(const ModelShape& s) {
 // the class's default config, and the cache it keeps per token where its forward pass was probed.
 TEST(HfOracle, EveryExactTemplateGivesTransformersOwnCount) {
   json oracle = json::parse(Fixture("transformers_oracle/oracle.json"));
-  const HfKnowledge& k = Hf().knowledge();
+  const HfKnowledge& k = Knowledge();
   int rows = 0, exact_templates = 0, counted = 0, kv_rows = 0, kv_exact = 0;
   for (const auto& [type, row] : oracle["rows"].items()) {
     ++rows;
@@ -144,7 +117,7 @@ TEST(HfOracle, EveryExactTemplateGivesTransformersOwnCount) {
 // Real configs of 2025-2026 models, with transformers' own counts (oracle.py beside them).
 TEST(HfOracle, RealConfigsCountAsTransformersDoes) {
   json index = json::parse(Fixture("real_configs_2025/index.json"));
-  const HfKnowledge& k = Hf().knowledge();
+  const HfKnowledge& k = Knowledge();
   int train = 0, train_exact = 0, held = 0, held_exact = 0;
   for (const json& c : index["configs"]) {
     const json& o = c["oracle"];

@@ -120,8 +120,16 @@ BASE_KEYS = set(inspect.signature(transformers.PretrainedConfig.__init__).parame
     "output_attentions", "use_return_dict", "_name_or_path", "_attn_implementation_autoset",
     "_attn_implementation_internal", "_experts_implementation_internal",
 }
-# Keys that never influence shapes (tokenizer / generation / training-only).
+# Keys that never influence shapes: token ids, regularisation and run-time switches. Every other
+# integer (and boolean) attribute of a config is probed by the fitter, whatever its name suggests
+# (vision_output_dim, subsampling_factor, scale_factor... are sizes).
 NON_STRUCT_RE = re.compile(
+    r"(_token_id$|_token_ids$|token_index$|^id2label|^label2id|dropout|_prob$|^seed$|^num_beams$|"
+    r"^use_cache$|^output_attentions$|^output_hidden_states$|^output_router_logits$|^return_dict$|"
+    r"^use_return_dict$|eps$|epsilon|initializer|init_std|loss|coefficient|temperature|layerdrop)")
+# Keys left out of the defaults table when their value is not an integer (documentation-only,
+# tokenizer, generation or training values; integers are kept unless NON_STRUCT_RE says otherwise).
+NOISE_RE = re.compile(
     r"(_token_id|_token_ids|_token_index|token_id$|_id$|^id2label|^label2id|dropout|_prob$|eps$|epsilon|"
     r"initializer|init_std|_range$|loss|coef|aux_|temperature|suppress_tokens|forced_|num_beams|"
     r"length_penalty|repetition|^use_cache$|output_|return_dict|logit|factor$|^seed$|_scale$|^scale|"
@@ -145,7 +153,10 @@ def sub_config_keys(cfg) -> dict:
     """key -> sub config object for the nested configs of a composite config."""
     out = {}
     for k in list(getattr(type(cfg), "sub_configs", {}) or {}):
-        v = getattr(cfg, k, None)
+        try:
+            v = getattr(cfg, k, None)
+        except Exception:  # noqa: BLE001
+            continue
         if isinstance(v, transformers.PretrainedConfig):
             out[k] = v
     # some composites keep nested configs outside sub_configs
@@ -179,12 +190,23 @@ def essential_kwargs(cfg) -> dict:
     sig = sig_params(cls)
     subs = sub_config_keys(cfg)
     out = {}
+    try:
+        serial = cfg.to_dict()
+    except Exception:  # noqa: BLE001
+        serial = {}
     for k, d in sig.items():
         if k in subs:
             continue
-        if not hasattr(cfg, k):
-            continue
-        v = getattr(cfg, k)
+        try:
+            if not hasattr(cfg, k):
+                continue
+            v = getattr(cfg, k)
+        except Exception:  # noqa: BLE001
+            # per-layer attributes of heterogeneous configs refuse a global read: take the
+            # value the config serialises
+            if k not in serial:
+                continue
+            v = serial[k]
         if d is None:
             continue
         if isinstance(v, transformers.PretrainedConfig):
@@ -208,12 +230,17 @@ def default_config(model_type: str):
     return CONFIG_MAPPING[model_type]()
 
 
+# Dicts whose key ends in "config" but that are not sub-configs: per-layer overrides of a
+# heterogeneous config ({layer index: {attribute: value}}), kept as one value.
+NOT_SUB_CONFIGS = {"per_layer_config"}
+
+
 def flat_values(d: dict, prefix: str = "") -> dict:
     """Flatten a to_dict() into dotted keys (ints, bools, strings, lists kept as is)."""
     out = {}
     for k, v in d.items():
         key = prefix + k
-        if isinstance(v, dict) and ("model_type" in v or k.endswith("_config") or k.endswith("config")):
+        if isinstance(v, dict) and ("model_type" in v or k.endswith("config")) and k not in NOT_SUB_CONFIGS:
             out.update(flat_values(v, key + "."))
         else:
             out[key] = v
@@ -246,6 +273,85 @@ def augment_env(env: dict) -> dict:
                 except Exception:  # noqa: BLE001
                     pass
     return env
+
+
+_LEGACY = None
+# Dotted keys config_env() added from legacy_keys (never used as a layer-kind rule's key: the
+# canonical per-layer list is always there, and the defaults derive it from these).
+LEGACY_ENV_KEYS = set()
+
+
+def legacy_table() -> dict:
+    """config class -> legacy_keys of the generated defaults table (gen_defaults.py runs first)."""
+    global _LEGACY
+    if _LEGACY is None:
+        _LEGACY = {}
+        path = os.path.join(REPO, "tools", "hf_oracle", "generated", "hf_config_defaults.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                for cls, ent in json.load(f).get("classes", {}).items():
+                    aliases = ent.get("attribute_map") or {}
+                    keys = {k: v for k, v in (ent.get("legacy_keys") or {}).items() if k not in aliases}
+                    if keys:
+                        _LEGACY[cls] = keys
+    return _LEGACY
+
+
+def config_env(cfg, kwargs=None) -> dict:
+    """The environment a template is fitted on: to_dict() flattened, null derivations, and at each
+    config level the keys the class reads from **kwargs (legacy_keys of the defaults table) with
+    the value given in kwargs, else their default -- as gpuprobe fills them from a config.json."""
+    env = flat_values(config_dict(cfg))
+    table = legacy_table()
+
+    def walk(obj, kw, prefix, depth):
+        if depth > 4 or obj is None:
+            return
+        for key, ent in table.get(type(obj).__name__, {}).items():
+            if prefix + key in env:
+                continue
+            v = kw.get(key) if isinstance(kw, dict) and key in kw else ent.get("default")
+            # null too: the fitter then probes it like an optional size
+            env[prefix + key] = v
+            LEGACY_ENV_KEYS.add(prefix + key)
+        for k, sub in sub_config_keys(obj).items():
+            walk(sub, kw.get(k) if isinstance(kw, dict) else None, prefix + k + ".", depth + 1)
+    walk(cfg, kwargs or {}, "", 0)
+    return augment_env(env)
+
+
+def null_repairs(cfg) -> dict:
+    """{dotted key: value} for the keys that are null in cfg and that NULL_DERIVATIONS computes
+    (head_dim, num_key_value_heads): what a config.json of this type states and the class's
+    default leaves unset, so that a default config the model class refuses can still be built
+    (the environment of FORMAT.md section 1 derives the same values)."""
+    from expr import eval_expr
+    raw = flat_values(config_dict(cfg))
+    out = {}
+    prefixes = {""} | {k.rsplit(".", 1)[0] + "." for k in raw if "." in k}
+    for pre in sorted(prefixes):
+        scoped = {k[len(pre):]: v for k, v in raw.items() if k.startswith(pre)}
+        for key, ex in NULL_DERIVATIONS:
+            if key in scoped and scoped[key] is None:
+                try:
+                    out[pre + key] = eval_expr(ex, scoped)
+                    scoped[key] = out[pre + key]
+                except Exception:  # noqa: BLE001
+                    pass
+    return out
+
+
+def with_values(kwargs: dict, values: dict) -> dict:
+    kw = copy.deepcopy(kwargs)
+    for path, v in values.items():
+        cur = kw
+        parts = path.split(".")
+        for p in parts[:-1]:
+            if not isinstance(cur.get(p), dict):
+                cur[p] = {}
+            cur = cur[p]
+        cur[parts[-1]] = v
+    return kw
 
 
 def int_vars(cfg) -> dict:

@@ -21,8 +21,8 @@ from collections import OrderedDict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import (REPO, priority_sorted, augment_env, config_dict, default_config, dump_json, enumerate_types,  # noqa: E402
-                    essential_kwargs, flat_values, has_lm_module, instantiate_meta, persistent_buffers,
+from common import (REPO, priority_sorted, augment_env, build_config, config_dict, default_config, dump_json,  # noqa: E402
+                    enumerate_types, essential_kwargs, null_repairs, with_values, flat_values, has_lm_module, instantiate_meta, persistent_buffers,
                     quiet, role_of, time_limit, tower_of, versions)
 
 OUT_DIR = os.path.join(REPO, "tests", "fixtures", "transformers_oracle")
@@ -113,8 +113,18 @@ def one(arg):
     try:
         with time_limit(120):
             cfg = default_config(mt)
+            try:
+                model = instantiate_meta(row["class"], cfg)
+            except Exception:  # noqa: BLE001
+                # the class refuses its own default: complete it with what the null derivations
+                # give (head_dim...), as a config.json of the type states it
+                fix = null_repairs(cfg)
+                if not fix:
+                    raise
+                cfg = build_config(mt, with_values(essential_kwargs(cfg), fix))
+                model = instantiate_meta(row["class"], cfg)
+                res["config_changes"] = OrderedDict(sorted(fix.items()))
             cfg_json = saved_config_json(cfg)
-            model = instantiate_meta(row["class"], cfg)
         params = [(n, p.numel()) for n, p in model.named_parameters()]
         total = sum(x for _, x in params)
         bufs = OrderedDict()
@@ -144,7 +154,7 @@ def one(arg):
     try:
         if not with_kv:
             raise RuntimeError("KV probe not run for this model type in this generation (--kv-limit)")
-        kw = essential_kwargs(cfg)
+        kw = with_values(essential_kwargs(cfg), res.get("config_changes") or {})
         rows, src, err = kv_rows(mt, row["class"], kw, cfg)
         res["kv_source"] = src
         if rows is not None:

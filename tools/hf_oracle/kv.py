@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 import torch
 
-from common import (NON_STRUCT_RE, augment_env, build_config, config_dict, flat_values, model_class, quiet,
+from common import (NON_STRUCT_RE, augment_env, build_config, config_dict, config_env, flat_values, model_class, quiet,
                     time_limit)
 from fit import fit
 from structure import LAYER_KEY_RE, _deps, _find_rule, raw_labels, refines, set_path
@@ -226,7 +226,7 @@ def forward_cache(model_type, cls_name, kw, lengths=(5, 9)):
         if layers is None:
             raise RuntimeError("no cache object in the model output")
         res.append(layers)
-    env = augment_env(flat_values(config_dict(cfg)))
+    env = config_env(cfg, kw)
     return res, env
 
 
@@ -270,19 +270,21 @@ def kv_rows(model_type, cls_name, base_kw, target_cfg, budget=120):
     expressions do not reproduce a held-out config, again with one config per key that can
     shape a recurrent state (each doubled)."""
     full = config_dict(target_cfg)
-    tenv = augment_env(flat_values(full))
+    tenv = config_env(target_cfg, base_kw)
     memo = {}
     variants = [dict(), dict(width_div=2), dict(heads_mult=2), dict(kv_div=2)]
     r = _kv_attempt(model_type, cls_name, base_kw, full, tenv, variants, budget, memo)
-    if r[1] == "forward" and not any(row.get("state") for row in r[0][0]):
-        return r
-    for k in sorted(tenv):
-        if isinstance(tenv[k], int) and not isinstance(tenv[k], bool) and STATE_KEYS.search(k.split(".")[-1]) \
-                and not NON_STRUCT_RE.search(k.split(".")[-1]) and not k.startswith(("vision_config", "audio_config")):
-            variants.append(dict(double=k))
-    r2 = _kv_attempt(model_type, cls_name, base_kw, full, tenv, variants, budget, memo)
-    if r2[0] is not None or r[0] is None:
-        return r2
+    if not (r[1] == "forward" and not any(row.get("state") for row in r[0][0])):
+        for k in sorted(tenv):
+            if isinstance(tenv[k], int) and not isinstance(tenv[k], bool) and STATE_KEYS.search(k.split(".")[-1]) \
+                    and not NON_STRUCT_RE.search(k.split(".")[-1]) and not k.startswith(("vision_config", "audio_config")):
+                variants.append(dict(double=k))
+        r2 = _kv_attempt(model_type, cls_name, base_kw, full, tenv, variants, budget, memo)
+        if r2[0] is not None or r[0] is None:
+            r = r2
+    if r[0] is not None:
+        from structure import add_legacy_values
+        add_legacy_values(r[0][1]["layer_kinds"], target_cfg)
     return r
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 import random
 import re
 from collections import OrderedDict, defaultdict
 
-from common import (NON_STRUCT_RE, NULL_DERIVATIONS, augment_env, build_config, config_dict, default_config, essential_kwargs,
+from common import (BASE_KEYS, NON_STRUCT_RE, REPO, NULL_DERIVATIONS, augment_env, build_config, config_dict, config_env,
+                    default_config, essential_kwargs, LEGACY_ENV_KEYS, null_repairs, with_values,
                     flat_values, has_lm_module, instantiate_meta, numel, role_of, stable_seed,
                     tensor_list, time_limit, tower_of)
 from expr import eval_expr, lookup
@@ -71,11 +73,17 @@ class Runner:
         self.timeout = timeout
         self.cache = {}
         self.n_inst = 0
-        self.deadline = None
+        self.max_inst = None  # budget in instantiations (not in seconds: the result must not
+        self.attempts = 0     # depend on how loaded the machine is)
+        self.budget_hit = False
 
     def observe(self, kwargs, tag=""):
-        if self.deadline is not None and time.time() > self.deadline:
-            raise TimeoutError("time budget for this model type spent")
+        key0 = json.dumps(kwargs, sort_keys=True, default=str)
+        if key0 not in self.cache:
+            if self.max_inst is not None and self.attempts >= self.max_inst:
+                self.budget_hit = True
+                raise TimeoutError("instantiation budget for this model type spent")
+            self.attempts += 1
         key = json.dumps(kwargs, sort_keys=True, default=str)
         if key in self.cache:
             r = self.cache[key]
@@ -86,7 +94,7 @@ class Runner:
             with time_limit(self.timeout):
                 cfg = build_config(self.mt, kwargs)
                 model = instantiate_meta(self.cls, cfg)
-                env = augment_env(flat_values(config_dict(cfg)))
+                env = config_env(cfg, kwargs)
                 tensors = tensor_list(model)
             self.n_inst += 1
             del model
@@ -253,6 +261,8 @@ def rule_labels(rule, env, n):
 
 def candidate_rules(env, n):
     """Rules with their labels as kind placeholders; kinds are renamed later."""
+    from common import LEGACY_ENV_KEYS
+    env = {k: v for k, v in env.items() if k not in LEGACY_ENV_KEYS}
     c = [{"rule": "all"}]
     ints = {k: v for k, v in env.items() if isinstance(v, int) and not isinstance(v, bool)
             and not NON_STRUCT_RE.search(k.split(".")[-1])}
@@ -309,6 +319,7 @@ def cond_literals(envs):
     for e in envs:
         keys |= set(e)
     lits = []
+    strs = []
     for k in sorted(keys):
         vals = [e.get(k) for e in envs]
         if NON_STRUCT_RE.search(k.split(".")[-1]) and "tie" not in k:
@@ -322,7 +333,13 @@ def cond_literals(envs):
         elif any(v == 0 for v in vals) and any(isinstance(v, int) and v != 0 for v in vals):
             lits.append(("%s != 0" % k, lambda e, k=k: e.get(k) not in (0, None)))
             lits.append(("%s == 0" % k, lambda e, k=k: e.get(k) in (0, None)))
-    return lits
+        elif all(isinstance(v, str) for v in vals) and len(set(vals)) > 1:
+            # a string-valued key (feed_forward_proj, position_embedding_type...): equality with one
+            # of the values seen, tried after every boolean and integer literal
+            for sv in sorted(set(vals)):
+                strs.append(('%s == %s' % (k, json.dumps(sv)), lambda e, k=k, sv=sv: e.get(k) == sv))
+                strs.append(('%s != %s' % (k, json.dumps(sv)), lambda e, k=k, sv=sv: e.get(k) != sv))
+    return lits + strs
 
 
 def fit_condition(present, envs):
@@ -369,22 +386,102 @@ def probe_values(x):
     return [2 * x, x + 1, x + 2, 3 * x] + ([x // 2] if x > 1 else [])
 
 
+_VOCAB = None
+DOC_STR_RE = re.compile(r'`"([A-Za-z0-9_.:+\-]{1,40})"`')
+
+
+def _string_vocab():
+    """key -> string values that config classes use as defaults for it (hf_config_defaults.json)."""
+    global _VOCAB
+    if _VOCAB is None:
+        _VOCAB = {}
+        path = os.path.join(REPO, "tools", "hf_oracle", "generated", "hf_config_defaults.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                classes = json.load(f).get("classes", {})
+            for ent in classes.values():
+                for src in ("signature", "post_init"):
+                    for k, v in (ent.get(src) or {}).items():
+                        if isinstance(v, str) and len(v) <= 40 and " " not in v:
+                            _VOCAB.setdefault(k, set()).add(v)
+    return _VOCAB
+
+
+def string_candidates(cfg0, key, value, limit=6, use_vocab=True):
+    """Values to try for a string-valued config key: those its class documents (quoted values in
+    the parameter's docstring paragraph, Literal type hints), then those other config classes use
+    for the same key. Sorted, deterministic, without the current value."""
+    obj = cfg0
+    parts = key.split(".")
+    for p in parts[:-1]:
+        obj = getattr(obj, p, None)
+        if obj is None:
+            return []
+    leaf = parts[-1]
+    if leaf in BASE_KEYS:
+        return []
+    documented = set()
+    for cls in type(obj).__mro__:
+        doc = cls.__dict__.get("__doc__") or ""
+        m = re.search(r"^\s*%s \(.*?(?=^\s*[A-Za-z_][A-Za-z0-9_]* \(`|\Z)" % re.escape(leaf), doc, re.M | re.S)
+        if m:
+            documented.update(DOC_STR_RE.findall(m.group(0)))
+        ann = (cls.__dict__.get("__annotations__") or {}).get(leaf)
+        if ann is not None and getattr(ann, "__origin__", None) is not None:
+            for a in getattr(ann, "__args__", ()):
+                if isinstance(a, str):
+                    documented.add(a)
+        if documented:
+            break
+    out = [v for v in sorted(documented) if v != value]
+    others = sorted(v for v in _string_vocab().get(leaf, ()) if v != value and v not in documented) \
+        if use_vocab else []
+    return (out + others)[:limit]
+
+
+def _field_allows_int(cfg0, key):
+    """The config class declares the key as an integer field (`int | None`...)."""
+    obj = cfg0
+    parts = key.split(".")
+    for p in parts[:-1]:
+        obj = getattr(obj, p, None)
+        if obj is None:
+            return False
+    for cls in type(obj).__mro__:
+        ann = (cls.__dict__.get("__annotations__") or {}).get(parts[-1])
+        if ann is not None:
+            return re.search(r"\bint\b", str(ann)) is not None
+    return False
+
+
 def second_values(x, first):
     vals = [x + 1, x + 2, 3 * x, x + 3, x + 5, x * 4] if x > 0 else [5, 7]
     return [v for v in vals if v != first and v != x]
 
 
-def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random=3, seed=0, budget=400):
+def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random=3, seed=0, budget=700):
     runner = Runner(mt, cls_name)
-    runner.deadline = time.time() + budget
+    runner.max_inst = budget
     rng = random.Random(stable_seed(mt, seed, "fit"))
     vrng = random.Random(stable_seed(mt, seed, "validate"))
     cfg0 = default_config(mt)
     d0 = config_dict(cfg0)
     kw0 = essential_kwargs(cfg0)
     kw0, lost = fixup_kwargs(runner, kw0)
-    default_obs = runner.observe(kw0, "default")
     notes = []
+    try:
+        default_obs = runner.observe(kw0, "default")
+    except Exception:  # noqa: BLE001
+        # the class refuses its own default config: state what the null derivations give
+        # (head_dim, num_key_value_heads), as a config.json of the type does
+        fix = null_repairs(cfg0)
+        if not fix:
+            raise
+        kw0 = with_values(kw0, fix)
+        default_obs = runner.observe(kw0, "default")
+        notes.append("default config completed with %s" % ", ".join("%s=%s" % kv for kv in sorted(fix.items())))
+        cfg0 = build_config(mt, kw0)
+        d0 = config_dict(cfg0)
     if lost:
         notes.append("default config not exactly rebuilt from kwargs: %s" % ", ".join(lost[:5]))
     base_kw, reduced = reduce_layers(kw0, d0)
@@ -395,10 +492,13 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
     base_env = base.env
     base_sig = _sig(base)
 
-    # --- probes: integers
+    # --- probes: every integer attribute of the config and of each sub-config (to_dict(), not only
+    # the constructor's parameters): one at a time, the first value the class accepts
     int_keys = [k for k, v in base_env.items() if isinstance(v, int) and not isinstance(v, bool)
                 and not NON_STRUCT_RE.search(k.split(".")[-1])]
     relevant = []
+    null_settings = []  # (key, value, obs) of probes that may make new tensors appear
+    inert = {}  # key -> a value the class accepted that changed no tensor (varied at validation)
     for k in sorted(int_keys):
         x = base_env[k]
         got = None
@@ -415,11 +515,14 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
         if _sig(o) != base_sig or coupled:
             relevant.append(k)
             obs.append(o)
+            null_settings.append((k, v, o))
             for v2 in second_values(x, v):
                 o2 = runner.try_observe(set_path(base_kw, k, v2), "probe2 %s=%d" % (k, v2))
                 if o2 is not None and o2.env.get(k) == v2:
                     obs.append(o2)
                     break
+        else:
+            inert[k] = v
     # --- probes: keys that are null in the config and derived (head_dim...): set them explicitly
     raw0 = flat_values(config_dict(build_config(mt, base_kw)))
     for k in sorted(base_env):
@@ -430,11 +533,55 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
                 o = runner.try_observe(set_path(base_kw, k, v), "explicit %s=%d" % (k, v))
                 if o is not None and o.env.get(k) == v:
                     obs.append(o)
-                    if _sig(o) != base_sig and k not in relevant:
-                        relevant.append(k)
+                    if _sig(o) != base_sig:
+                        if k not in relevant:
+                            relevant.append(k)
+                        inert.pop(k, None)
+                    elif k not in relevant:
+                        inert[k] = v
                     break
+    # --- probes: integer keys that are null in the default config (an optional size such as
+    # moe_latent_size: `int | None`), set to a few integers
+    rel_null = {}
+    for k in sorted(base_env):
+        if base_env[k] is not None or k.split(".")[-1] in dict(NULL_DERIVATIONS) \
+                or NON_STRUCT_RE.search(k.split(".")[-1]) \
+                or not (_field_allows_int(cfg0, k) or k in LEGACY_ENV_KEYS):
+            continue
+        got = []
+        for v in (64, 16, 8, 4, 2, 128):
+            o = runner.try_observe(set_path(base_kw, k, v), "set %s=%d" % (k, v))
+            if o is None or o.env.get(k) != v:
+                continue
+            if _sig(o) == base_sig:
+                inert[k] = v
+                break
+            got.append(v)
+            obs.append(o)
+            if len(got) == 1:
+                null_settings.append((k, v, o))
+            if len(got) >= 2:
+                break
+        if len(got) >= 1 and k not in inert:
+            rel_null[k] = got
+    # --- probes: string-valued keys over the values the class allows (docstring, Literal type,
+    # the values other config classes use for the same key)
+    rel_strings = {}
+    for k, x in sorted(base_env.items()):
+        if not isinstance(x, str) or NON_STRUCT_RE.search(k.split(".")[-1]) or k.endswith("model_type"):
+            continue
+        for v in string_candidates(cfg0, k, x):
+            o = runner.try_observe(set_path(base_kw, k, v), "string %s=%s" % (k, v))
+            if o is None or o.env.get(k) != v:
+                continue
+            if _sig(o) != base_sig:
+                rel_strings.setdefault(k, [x]).append(v)
+                obs.append(o)
+                null_settings.append((k, v, o))
     # --- probes: booleans and empty index lists
     rel_bools = []
+    inert_bools = []
+    new_tensor_settings = []  # (key, value, obs) of probes where tensors appear that the base lacks
     for k, x in sorted(base_env.items()):
         if isinstance(x, bool) and not NON_STRUCT_RE.search(k.split(".")[-1]) or k.endswith("tie_word_embeddings"):
             if not isinstance(x, bool):
@@ -443,20 +590,43 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
             if o is not None and _sig(o) != base_sig:
                 rel_bools.append(k)
                 obs.append(o)
-                base_names = {t[0] for t in base.tensors}
-                if any(t[0] not in base_names for t in o.tensors):
-                    # new tensors appear: probe the integers under this flip as well
-                    fkw = set_path(base_kw, k, not x)
-                    for k2 in relevant:
-                        for v in probe_values(base_env[k2])[:3]:
-                            o2 = runner.try_observe(set_path(fkw, k2, v), "flip %s probe %s" % (k, k2))
-                            if o2 is not None:
-                                obs.append(o2)
-                                break
+                new_tensor_settings.append((k, not x, o))
+            elif o is not None and o.env.get(k) == (not x):
+                inert_bools.append(k)
         elif isinstance(x, list) and not x and re.search(r"(layer|indices|idx|ids)", k.split(".")[-1]):
             o = runner.try_observe(set_path(base_kw, k, [1]), "list %s" % k)
             if o is not None and _sig(o) != base_sig:
                 obs.append(o)
+    # --- where a setting makes tensors appear that the base config lacks, probe the relevant
+    # integers and booleans under that setting too (their sizes are otherwise seen once)
+    base_names = {re.sub(r"\.\d+\.", ".#.", t[0]) for t in base.tensors}
+    for k, v, o in null_settings + new_tensor_settings:
+        if not any(re.sub(r"\.\d+\.", ".#.", t[0]) not in base_names for t in o.tensors):
+            continue
+        skw = set_path(base_kw, k, v)
+        osig = _sig(o)
+        for k2 in list(relevant):
+            if k2 == k:
+                continue
+            for v2 in probe_values(base_env[k2])[:3]:
+                o2 = runner.try_observe(set_path(skw, k2, v2), "with %s probe %s" % (k, k2))
+                if o2 is not None:
+                    obs.append(o2)
+                    break
+        # a key that changed nothing alone may size the tensors this setting adds
+        for k2 in sorted(inert):
+            if k2 == k or not isinstance(inert[k2], int) or isinstance(inert[k2], bool):
+                continue
+            o2 = runner.try_observe(set_path(skw, k2, inert[k2]), "with %s probe %s" % (k, k2))
+            if o2 is not None and o2.env.get(k2) == inert[k2] and _sig(o2) != osig:
+                obs.append(o2)
+                inert.pop(k2)
+                relevant.append(k2)
+        for k2 in rel_bools:
+            if k2 != k:
+                o2 = runner.try_observe(set_path(skw, k2, not base_env[k2]), "with %s flip %s" % (k, k2))
+                if o2 is not None:
+                    obs.append(o2)
     # --- joint random samples for fitting
     def random_kw(r):
         kw = base_kw
@@ -471,6 +641,24 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
         for k in rel_bools:
             if r.random() < 0.5:
                 kw = set_path(kw, k, not base_env[k])
+        for k, vals in sorted(rel_strings.items()):
+            if r.random() < 0.5:
+                kw = set_path(kw, k, r.choice(vals))
+        for k, vals in sorted(rel_null.items()):
+            if r.random() < 0.5:
+                kw = set_path(kw, k, r.choice(vals))
+        return kw
+
+    def validation_kw(r):
+        """As random_kw, and also the keys whose probe changed nothing (so that a size the fit
+        took for a constant, or a key it never read, is caught when it matters in combination)."""
+        kw = random_kw(r)
+        for k in sorted(inert):
+            if r.random() < 0.3:
+                kw = set_path(kw, k, inert[k])
+        for k in inert_bools:
+            if r.random() < 0.3:
+                kw = set_path(kw, k, not base_env[k])
         return kw
     n_ok = 0
     for _ in range(n_fit_random * 5):
@@ -482,23 +670,30 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
             n_ok += 1
     fit_obs = obs
 
+    INERT.clear()
+    INERT.update(inert)
     tpl, issues = fit_template(fit_obs, mapping)
-    # --- validation
+    if runner.budget_hit:
+        issues.append("instantiation budget of the fitting (%d) spent before every key was probed" % budget)
+    # --- validation: its own budget, so that a long probing phase cannot skip it
+    runner.max_inst = runner.attempts + n_val_random * 8
     val = []
     n_ok = 0
-    for _ in range(n_val_random * 6):
+    for attempt in range(n_val_random * 8):
         if n_ok >= n_val_random:
             break
-        kw = random_kw(vrng)
+        # the first attempts vary the inert keys too; later ones only the relevant keys (configs
+        # the class refuses when many keys move at once)
+        kw = validation_kw(vrng) if attempt < n_val_random * 5 else random_kw(vrng)
         o = runner.try_observe(kw, "validate")
-        if o is None or any(o is f for f in fit_obs):
+        if o is None or any(o is f for f in fit_obs) or any(o is f for f in val):
             continue
         val.append(o)
         n_ok += 1
     results = []
     for o in [default_obs] + val:
         results.append(compare(tpl, o))
-    ok = all(r is None for r in results) and not issues
+    ok = all(r is None for r in results) and not issues and len(val) >= 1
     tpl_out = OrderedDict()
     tpl_out["class"] = cls_name
     tpl_out["status"] = "exact" if ok else "approximate"
@@ -506,6 +701,8 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
     for o, r in zip([default_obs] + val, results):
         if r is not None:
             reasons.append("%s: %s" % (o.tag, r))
+    if not val:
+        reasons.append("no random validation config could be instantiated (validated at the default config only)")
     if reasons:
         tpl_out["reason"] = reasons[:4]
     tpl_out["validated"] = {"default": results[0] is None, "random_configs": len(val),
@@ -513,8 +710,15 @@ def build_template(mt, cls_name, mapping, log=None, n_fit_random=5, n_val_random
     tpl_out["fitted_on"] = {"configs": len(fit_obs), "reduced_layers": {k: list(v) for k, v in reduced.items()},
                             "int_keys_probed": len(int_keys), "relevant_int_keys": len(relevant),
                             "relevant_bool_keys": rel_bools}
+    if rel_strings:
+        tpl_out["fitted_on"]["relevant_string_keys"] = OrderedDict(sorted(rel_strings.items()))
+    if rel_null:
+        tpl_out["fitted_on"]["relevant_null_keys"] = sorted(rel_null)
     if notes:
         tpl_out["notes"] = notes
+    for cont in tpl.get("containers", []):
+        for part in cont["parts"]:
+            add_legacy_values(part["layer_kinds"], cfg0)
     tpl_out.update(tpl)
     return tpl_out, runner
 
@@ -574,7 +778,7 @@ def fit_template(obs, mapping):
         tower = tower_of(n, mapping, lm)
         entry["role"] = role_of(n, tower)
         entry["tower"] = tower
-        tensors.append(entry)
+        tensors.extend(expand_pieces(entry))
     out["tensors"] = tensors
 
     # ---- containers
@@ -627,12 +831,18 @@ def _fit_count(samples, cand):
     return e
 
 
+# Keys whose probe changed no tensor (set per model type by build_template): never used in an
+# expression, since the model does not read them (an attribute such as qk_head_dim that the
+# config derives from others and the model recomputes itself).
+INERT = set()
+
+
 def _vars(envs):
     keys = None
     for e in envs:
         ks = {k for k, v in e.items() if isinstance(v, int) and not isinstance(v, bool)}
         keys = ks if keys is None else keys & ks
-    return sorted(k for k in (keys or ()) if not NON_STRUCT_RE.search(k.split(".")[-1]))
+    return sorted(k for k in (keys or ()) if not NON_STRUCT_RE.search(k.split(".")[-1]) and k not in INERT)
 
 
 def _changed_vars(envs):
@@ -642,22 +852,65 @@ def _changed_vars(envs):
 
 
 def _fit_tensor(name, full_name, samples, counts_dummy, issues, pool):
-    """samples: list of (env, (shape, buf)) or (env, (counts, shape, buf))."""
+    """samples: list of (env, (shape, buf)) or (env, (counts, shape, buf)).
+
+    Where no single expression fits a dimension, the samples are split by one condition literal
+    (a boolean key, a key null or not, a string key equal to a value) and each side is fitted on
+    its own: the entry then carries "pieces", [(condition, shape, count)], one tensor entry each
+    (a size such as `moe_latent_size if set, else hidden_size`)."""
     entry = OrderedDict()
     entry["name"] = name
-    envs = [e for e, _ in samples]
     if not samples:
         entry["shape"] = []
         return entry
     vals = [v for _, v in samples]
     has_counts = len(vals[0]) == 3
-    shapes = [v[1] if has_counts else v[0] for v in vals]
     bufs = {v[-1] for v in vals}
+    local = []
+    dims, cs = _fit_shape(full_name, samples, has_counts, local, pool)
+    if local and not any("rank varies" in x for x in local):
+        envs = [e for e, _ in samples]
+        lits = cond_literals(envs)
+        for (s1, f1), (s2, _f2) in zip(lits[0::2], lits[1::2]):
+            side = [f1(e) for e in envs]
+            if all(side) or not any(side):
+                continue
+            pieces = []
+            ok = True
+            for cond, want in ((s1, True), (s2, False)):
+                sub = [smp for smp, x in zip(samples, side) if x == want]
+                sub_issues = []
+                sd, sc = _fit_shape(full_name, sub, has_counts, sub_issues, [])
+                if sub_issues:
+                    ok = False
+                    break
+                pieces.append((cond, sd, sc))
+            if ok:
+                entry["shape"] = pieces[0][1]
+                entry["pieces"] = pieces
+                if True in bufs:
+                    entry["buffer"] = True
+                return entry
+    issues.extend(local)
+    entry["shape"] = dims
+    if cs is not None:
+        entry["count"] = cs
+    if True in bufs:
+        entry["buffer"] = True
+    return entry
+
+
+def _fit_shape(full_name, samples, has_counts, issues, pool):
+    envs = [e for e, _ in samples]
+    vals = [v for _, v in samples]
+    shapes = [v[1] if has_counts else v[0] for v in vals]
     ndim = {len(s) for s in shapes}
     if len(ndim) != 1:
         issues.append("rank varies for %s" % full_name)
-        shapes = [s for s in shapes if len(s) == len(shapes[0])]
-        envs = envs[:len(shapes)]
+        keep = [i for i, s in enumerate(shapes) if len(s) == len(shapes[0])]
+        shapes = [shapes[i] for i in keep]
+        envs = [envs[i] for i in keep]
+        vals = [vals[i] for i in keep]
     cand = _changed_vars(envs)
     dims = []
     for d in range(len(shapes[0])):
@@ -668,7 +921,7 @@ def _fit_tensor(name, full_name, samples, counts_dummy, issues, pool):
             e = str(ys[0])
         dims.append(e)
         pool.append((e, full_name.rsplit(".", 1)[0]))
-    entry["shape"] = dims
+    count = None
     if has_counts and vals[0][0]:
         cs = []
         for k in range(len(vals[0][0])):
@@ -678,10 +931,32 @@ def _fit_tensor(name, full_name, samples, counts_dummy, issues, pool):
                 issues.append("no expression for the count of %s" % full_name)
                 e = str(ys[0])
             cs.append(e)
-        entry["count"] = cs[0] if len(cs) == 1 else cs
-    if True in bufs:
-        entry["buffer"] = True
-    return entry
+        count = cs[0] if len(cs) == 1 else cs
+    return dims, count
+
+
+def expand_pieces(entry):
+    """One tensor entry per piece of a piecewise fit (the piece's condition joined to the
+    entry's own presence condition)."""
+    pieces = entry.pop("pieces", None)
+    if not pieces:
+        return [entry]
+    out = []
+    for cond, shape, count in pieces:
+        e = OrderedDict()
+        for k, v in entry.items():
+            e[k] = v
+        e["shape"] = shape
+        if count is not None:
+            e["count"] = count
+        else:
+            e.pop("count", None)
+        own = entry.get("when")
+        e["when"] = cond if not own else "(%s) && (%s)" % (own, cond)
+        # keep the key order of a plain entry: name, shape, count, when, then the rest
+        order = ["name", "shape", "count", "when"]
+        out.append(OrderedDict([(k, e[k]) for k in order if k in e] + [(k, v) for k, v in e.items() if k not in order]))
+    return out
 
 
 def _deps(envs, ys, cand):
@@ -700,7 +975,8 @@ def _const_or_key(envs, y):
     every sample (when there is exactly one and the size is not a small constant), else the literal."""
     if y > 16:
         keys = sorted(k for k in envs[0] if isinstance(envs[0][k], int) and not isinstance(envs[0][k], bool)
-                      and all(e.get(k) == y for e in envs) and not NON_STRUCT_RE.search(k.split(".")[-1]))
+                      and all(e.get(k) == y for e in envs) and not NON_STRUCT_RE.search(k.split(".")[-1])
+                      and k not in INERT)
         if len(keys) == 1:
             return keys[0]
     return str(y)
@@ -830,7 +1106,7 @@ def _fit_parts(path, layers, envs, mapping, lm, tower, issues, pool):
                 e["role"] = role_of(path + ".0." + rel, t)
                 if t != tower:
                     e["tower"] = t
-                entries.append(e)
+                entries.extend(expand_pieces(e))
             kinds[names[lab]] = entries
         # kinds with identical tensors are one kind
         rename = {}
@@ -949,6 +1225,40 @@ def _finalize_rule(rule, names):
     if rule.get("except"):
         r["except"] = {"key": rule["except"]["key"], "kind": nm("except")}
     return r
+
+
+def legacy_layer_values(cfg0, key):
+    """{legacy value: current value} that transformers rewrites in the per-layer list at `key`
+    (configuration_utils._LEGACY_LAYER_TYPE_REMAP, applied to layer_types / mtp_layer_types and
+    the keys an attribute_map names for them); empty for any other key."""
+    try:
+        from transformers.configuration_utils import _LEGACY_LAYER_TYPE_REMAP as remap
+    except ImportError:
+        return {}
+    obj = cfg0
+    parts = key.split(".")
+    for p in parts[:-1]:
+        obj = getattr(obj, p, None)
+        if obj is None:
+            return {}
+    names = {"layer_types", "mtp_layer_types"}
+    am = getattr(type(obj), "attribute_map", None) or {}
+    names |= {am[n] for n in list(names) if n in am}
+    return dict(remap) if parts[-1] in names else {}
+
+
+def add_legacy_values(rule, cfg0):
+    """Let a `list` rule over layer_types also read the legacy spellings transformers still accepts
+    ("attention" for full_attention, "mamba" for linear_attention...): same kind as the new value."""
+    if not isinstance(rule, dict):
+        return rule
+    if rule.get("rule") == "list" and isinstance(rule.get("map"), dict):
+        for old, new in sorted(legacy_layer_values(cfg0, rule["key"]).items()):
+            if new in rule["map"] and old not in rule["map"]:
+                rule["map"][old] = rule["map"][new]
+    if isinstance(rule.get("fallback"), dict):
+        add_legacy_values(rule["fallback"], cfg0)
+    return rule
 
 
 def _moe_summary(tpl, env):

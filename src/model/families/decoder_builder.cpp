@@ -47,7 +47,9 @@ Status ReadDecoderBasics(const ConfigReader& r, ModelShape& s, const Variant& v)
 
 Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
   std::optional<std::int64_t> window;
-  GPUPROBE_ASSIGN_OR_RETURN(window, r.OptionalInt("sliding_window", kMaxPositions));
+  // A window of 0 is no window (configs saved with the feature off write 0).
+  GPUPROBE_ASSIGN_OR_RETURN(window, r.OptionalInt("sliding_window", kMaxPositions, 0));
+  if (window && *window == 0) window.reset();
   std::optional<std::vector<std::string>> types;
   GPUPROBE_ASSIGN_OR_RETURN(types, r.StringList("layer_types", static_cast<size_t>(kMaxLayers)));
   const size_t L = s.layers.size();
