@@ -11,6 +11,7 @@
 #include "bench/bench_document.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
+#include "app/advise_candidates.h"
 #include "app/matmul_comparison.h"
 #include "cli/advise_view.h"
 #include "cli/command.h"
@@ -236,7 +237,8 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   std::optional<app::MatmulFigure> matmul_cpu;
   auto cpu = CpuFigures(o, *workload, &matmul_cpu);
   if (!cpu.ok()) return cpu.status();
-  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices);
+  std::vector<std::string> left_out = app::NotRankedByAdvise((*db)->gpus());
+  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices, [](const model::GpuSpec& g) { return !app::IsNotAServerGpu(g); });
   if (!advice.ok()) return advice.status();
   // A matmul: the fp32-against-fp32 comparison with the top GPU, by the one definition the
   // tour and report use (app/matmul_comparison.h), tensor cores apart.
@@ -249,9 +251,11 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
     auto doc = AdviceToJson(*workload, *cpu, *advice, ctx.texts);
     doc["matmul_comparison"] = comparison ? app::MatmulComparisonJson(*comparison) : nlohmann::json(nullptr);
     if (comparison) doc["matmul_comparison"]["gpu"] = advice->gpus.front().gpu->name;
+    doc["not_ranked"] = left_out;
     ctx.out << report::RenderJson(doc);
   } else {
     ctx.out << RenderAdvice(*workload, *cpu, *advice, o.top, ctx.texts);
+    if (!left_out.empty()) ctx.out << "  " << Tr(ctx.texts, "advise.not_ranked", fmt::arg("count", left_out.size())) << "\n";
     if (comparison && comparison->Fp32Speedup()) {
       std::string line = Tr(ctx.texts, "advise.matmul_comparison", fmt::arg("gpu", GpuNameText(advice->gpus.front().gpu->name, ctx.texts)),
                             fmt::arg("fp32", app::FormatSpeedup(*comparison->Fp32Speedup())),
