@@ -18,6 +18,7 @@ allowed() {
     model)      echo "core" ;;
     knowledge)  echo "core model" ;;
     checkpoint) echo "core model" ;;
+    hub)        echo "core model checkpoint" ;;
     telemetry)  echo "core model" ;;
     doctor)     echo "core telemetry" ;;
     bench)      echo "core model knowledge telemetry" ;;
