@@ -20,23 +20,27 @@ bool Supports(const Benchmark& b, const BackendContext& context) {
 // `runnable`, a case the benchmark itself refuses at that size (Check: a matrix order above
 // its limit) counts as not fitting too, so the largest size offered is one that runs.
 std::optional<MemoryShortfall> FirstMiss(const std::vector<const Benchmark*>& selection,
-                                         const std::vector<BackendContext*>& contexts, const model::CpuSpec& cpu, bool full,
-                                         std::uint64_t size, bool runnable = false) {
+                                         const std::vector<BackendContext*>& contexts, const BackendContext* host,
+                                         const model::CpuSpec& cpu, bool full, std::uint64_t size, bool runnable = false) {
+  const double host_free = host != nullptr ? static_cast<double>(host->Device().memory_free_bytes) : 0;
   for (const Benchmark* b : selection) {
     for (BackendContext* context : contexts) {
-      const double free_bytes = static_cast<double>(context->Device().memory_free_bytes);
-      if (free_bytes <= 0 || !Supports(*b, *context)) continue;
-      const bool device = context->BackendName() != "cpu";
+      if (!Supports(*b, *context)) continue;
+      const bool gpu = context->BackendName() != "cpu";
+      const double device_free = gpu ? static_cast<double>(context->Device().memory_free_bytes) : 0;
       for (const BenchCase& c : b->Cases(*context, cpu, full, size)) {
         auto footprint = b->FootprintFor(*context, c);
         if (!footprint) continue;
-        if (runnable && !b->Check(*context, c).available) return MemoryShortfall{b->Info().id, context->BackendName(), c.label, device, 0, free_bytes, 0};
-        // A GPU case's host buffers (pinned copies) are not held against the GPU's memory;
-        // the CPU context's figure judges them when the CPU runs too.
-        double bytes = device ? footprint->device_bytes : footprint->host_bytes;
-        if (bytes > free_bytes * kFreeMemoryShare) {
-          return MemoryShortfall{b->Info().id, context->BackendName(), c.label, device, bytes, free_bytes, 0};
+        auto miss = [&](bool on_device, double bytes, double free_bytes) {
+          return MemoryShortfall{b->Info().id, context->BackendName(), c.label, on_device, bytes, free_bytes, 0};
+        };
+        if (runnable && !b->Check(*context, c).available) return miss(gpu, 0, gpu ? device_free : host_free);
+        // Each buffer against the memory it lives in: a GPU case's pinned host buffers count
+        // against the RAM, its device buffers against the GPU. An unknown figure checks nothing.
+        if (gpu && device_free > 0 && footprint->device_bytes > device_free * kFreeMemoryShare) {
+          return miss(true, footprint->device_bytes, device_free);
         }
+        if (host_free > 0 && footprint->host_bytes > host_free * kFreeMemoryShare) return miss(false, footprint->host_bytes, host_free);
       }
     }
   }
@@ -69,17 +73,17 @@ std::optional<std::uint64_t> MemAvailableBytes(std::string_view meminfo) {
 }
 
 std::optional<MemoryShortfall> FindMemoryShortfall(const std::vector<const Benchmark*>& selection,
-                                                   const std::vector<BackendContext*>& contexts, const model::CpuSpec& cpu,
-                                                   bool full, std::uint64_t size_override) {
+                                                   const std::vector<BackendContext*>& contexts, const BackendContext* host,
+                                                   const model::CpuSpec& cpu, bool full, std::uint64_t size_override) {
   if (size_override == 0) return std::nullopt;
-  auto miss = FirstMiss(selection, contexts, cpu, full, size_override);
+  auto miss = FirstMiss(selection, contexts, host, cpu, full, size_override);
   if (!miss) return std::nullopt;
   // The largest size that fits everywhere: the footprints grow with the size, so a bisection
   // over [0, size_override) finds it in at most 64 steps.
   std::uint64_t fits = 0, misses = size_override;
   while (misses - fits > 1) {
     std::uint64_t mid = fits + (misses - fits) / 2;
-    if (FirstMiss(selection, contexts, cpu, full, mid, /*runnable=*/true)) {
+    if (FirstMiss(selection, contexts, host, cpu, full, mid, /*runnable=*/true)) {
       misses = mid;
     } else {
       fits = mid;

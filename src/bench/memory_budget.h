@@ -43,11 +43,13 @@ struct MemoryShortfall {
 };
 
 /// The first case (in run order) that would not fit with `size_override`; empty when every
-/// case fits, when size_override is 0 (the default sizes adapt to the machine), or where a
-/// context does not know its free memory (Device().memory_free_bytes == 0).
+/// case fits, or when size_override is 0 (the default sizes adapt to the machine). Host
+/// buffers (of CPU and GPU cases alike) are held to `host`'s free memory (the CPU context,
+/// which may be absent from `contexts` when only the GPU runs; may be null), device buffers to
+/// their GPU context's. A figure that is unknown (Device().memory_free_bytes == 0) checks nothing.
 std::optional<MemoryShortfall> FindMemoryShortfall(const std::vector<const Benchmark*>& selection,
-                                                   const std::vector<BackendContext*>& contexts, const model::CpuSpec& cpu,
-                                                   bool full, std::uint64_t size_override);
+                                                   const std::vector<BackendContext*>& contexts, const BackendContext* host,
+                                                   const model::CpuSpec& cpu, bool full, std::uint64_t size_override);
 
 /// InvalidArgument naming --size, the benchmark, the bytes it would allocate (all its buffers),
 /// the free memory and the largest --size that fits (text key bench.error.size_exceeds_memory).

@@ -62,7 +62,8 @@ core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, Bench
   for (auto& g : gpus) contexts.push_back(g.get());
   for (auto* c : contexts) c->set_requested_seconds(request.requested_seconds);
   // A --size the memory cannot hold is refused before the first buffer is allocated.
-  auto shortfall = FindMemoryShortfall(*selection, contexts, doc.cpu, request.settings.full, request.settings.size_override);
+  auto shortfall = FindMemoryShortfall(*selection, contexts, cpu.context.get(), doc.cpu, request.settings.full,
+                                       request.settings.size_override);
   if (shortfall) return MemoryShortfallStatus(*shortfall, request.settings.size_override);
 
   auto start = std::chrono::steady_clock::now();

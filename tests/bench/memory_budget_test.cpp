@@ -50,15 +50,15 @@ TEST(MemoryBudget, TriadCountsItsThreeArraysAndSaysTheLargestSizeThatFits) {
   std::vector<BackendContext*> contexts{&cpu};
   auto selection = Select(registry, "memory.triad");
   const std::uint64_t size = static_cast<std::uint64_t>(100 * kGiB);
-  auto miss = FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, size);
+  auto miss = FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, size);
   ASSERT_TRUE(miss.has_value());
   EXPECT_EQ(miss->id, "memory.triad");
   EXPECT_FALSE(miss->device);
   EXPECT_DOUBLE_EQ(miss->bytes, 300 * kGiB) << "a, b and c: three arrays of --size";
   EXPECT_DOUBLE_EQ(miss->free_bytes, 16 * kGiB);
   // The largest size fits, the next array element does not; it is near 90% of 16 GiB / 3.
-  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, miss->largest_size).has_value());
-  EXPECT_TRUE(FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, miss->largest_size + 8).has_value());
+  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, miss->largest_size).has_value());
+  EXPECT_TRUE(FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, miss->largest_size + 8).has_value());
   EXPECT_NEAR(static_cast<double>(miss->largest_size), 0.9 * 16 * kGiB / 3, 8);
 
   core::Status status = MemoryShortfallStatus(*miss, size);
@@ -75,7 +75,7 @@ TEST(MemoryBudget, MatmulOrderIsHeldToRamAndAnsweredAsAnOrder) {
   ScriptedContext cpu("cpu", 4 * kGiB);
   std::vector<BackendContext*> contexts{&cpu};
   auto selection = Select(registry, "matmul");
-  auto miss = FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, 1000000);
+  auto miss = FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, 1000000);
   ASSERT_TRUE(miss.has_value());
   EXPECT_EQ(miss->id.rfind("matmul.", 0), 0u) << miss->id;
   // The fp64 rung holds 3 n^2 doubles: n <= sqrt(0.9 * 4 GiB / 24).
@@ -87,12 +87,12 @@ TEST(MemoryBudget, MatmulOrderIsHeldToRamAndAnsweredAsAnOrder) {
   // would skip.
   ScriptedContext big("cpu", 64 * kGiB);
   std::vector<BackendContext*> big_contexts{&big};
-  auto capped = FindMemoryShortfall(selection, big_contexts, model::CpuSpec{}, false, 1000000);
+  auto capped = FindMemoryShortfall(selection, big_contexts, big_contexts[0], model::CpuSpec{}, false, 1000000);
   ASSERT_TRUE(capped.has_value());
   EXPECT_EQ(capped->largest_size, 16384u);
   // Within the budget nothing is refused, and without --size nothing is checked.
-  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, 4096).has_value());
-  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, 0).has_value());
+  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, 4096).has_value());
+  EXPECT_FALSE(FindMemoryShortfall(selection, contexts, contexts[0], model::CpuSpec{}, false, 0).has_value());
 }
 
 TEST(MemoryBudget, UnknownFreeMemoryChecksNothing) {
@@ -100,7 +100,7 @@ TEST(MemoryBudget, UnknownFreeMemoryChecksNothing) {
   RegisterCpuBenchmarks(&registry);
   ScriptedContext cpu("cpu", 0);
   std::vector<BackendContext*> contexts{&cpu};
-  EXPECT_FALSE(FindMemoryShortfall(Select(registry, "memory"), contexts, model::CpuSpec{}, false, 1ull << 50).has_value());
+  EXPECT_FALSE(FindMemoryShortfall(Select(registry, "memory"), contexts, &cpu, model::CpuSpec{}, false, 1ull << 50).has_value());
 }
 
 // A GPU benchmark that declares its device buffers (two arrays of --size bytes).
@@ -138,14 +138,22 @@ TEST(MemoryBudget, GpuCasesAreHeldToTheGpusFreeMemory) {
   auto owned = std::make_unique<DeviceBuffers>();
   registry.Add(std::move(owned));
   ScriptedContext gpu("cuda", 80 * kGiB);
+  ScriptedContext host("cpu", 256 * kGiB);  // --backend cuda: the CPU context is not run, its RAM still counts
   std::vector<BackendContext*> contexts{&gpu};
   auto selection = Select(registry, "memory.device");
-  auto miss = FindMemoryShortfall(selection, contexts, model::CpuSpec{}, false, static_cast<std::uint64_t>(40 * kGiB));
+  auto miss = FindMemoryShortfall(selection, contexts, &host, model::CpuSpec{}, false, static_cast<std::uint64_t>(40 * kGiB));
   ASSERT_TRUE(miss.has_value());
   EXPECT_TRUE(miss->device);
   EXPECT_DOUBLE_EQ(miss->bytes, 80 * kGiB);
   EXPECT_NEAR(static_cast<double>(miss->largest_size), 36 * kGiB, 1);
   EXPECT_NE(MemoryShortfallStatus(*miss, static_cast<std::uint64_t>(40 * kGiB)).message().find("of GPU memory"), std::string::npos);
+  // Its pinned staging buffer is held to the RAM: 20 GiB on the host of a 16 GiB machine.
+  ScriptedContext small_host("cpu", 16 * kGiB);
+  auto host_miss = FindMemoryShortfall(selection, contexts, &small_host, model::CpuSpec{}, false, static_cast<std::uint64_t>(20 * kGiB));
+  ASSERT_TRUE(host_miss.has_value());
+  EXPECT_FALSE(host_miss->device);
+  EXPECT_DOUBLE_EQ(host_miss->bytes, 20 * kGiB);
+  EXPECT_NE(MemoryShortfallStatus(*host_miss, static_cast<std::uint64_t>(20 * kGiB)).message().find("of RAM"), std::string::npos);
 }
 
 // The pipeline refuses before a buffer is prepared.
