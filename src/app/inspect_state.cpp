@@ -6,6 +6,7 @@
 #include "knowledge/embedded_knowledge.h"
 #include "report/finding_view.h"
 #include "report/json_document.h"
+#include "telemetry/capture_time.h"
 #include "telemetry/nvml_library.h"
 #include "telemetry/nvml_source.h"
 #include "telemetry/snapshot_json.h"
@@ -45,6 +46,41 @@ core::Result<GpuReading> ReadGpuState(const std::string& from, const std::string
   return reading;
 }
 
+std::optional<CaptureDate> CaptureDateOf(const GpuReading& reading, std::int64_t now_s) {
+  if (reading.from.empty()) return std::nullopt;  // live: the state is now
+  for (const auto& set : reading.sets) {
+    for (const auto& gpu : set.gpus) {
+      if (gpu.timestamp.empty()) continue;
+      CaptureDate date;
+      date.timestamp = gpu.timestamp;
+      date.epoch_s = telemetry::ParseSmiTimestamp(gpu.timestamp);
+      if (date.epoch_s) {
+        date.ahead_of_clock = *date.epoch_s > now_s + 86400;
+        if (!date.ahead_of_clock) date.age_days = telemetry::AgeInDays(*date.epoch_s, now_s);
+      }
+      return date;
+    }
+  }
+  return std::nullopt;
+}
+
+telemetry::Assessment AssessReading(const std::vector<telemetry::Snapshot>& gpus, const std::optional<CaptureDate>& date) {
+  telemetry::Assessment assessment = telemetry::Assess(gpus);
+  if (!date || !date->age_days || *date->age_days < 1) return assessment;
+  for (auto& f : assessment.findings) {
+    f.args.emplace_back("capture_days", std::to_string(*date->age_days));
+    f.notes.push_back(*date->age_days == 1 ? "capture_age_one" : "capture_age");
+  }
+  return assessment;
+}
+
+nlohmann::json CaptureDateJson(const std::optional<CaptureDate>& date) {
+  if (!date) return nullptr;
+  auto opt = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"timestamp", date->timestamp}, {"epoch_s", opt(date->epoch_s)}, {"age_days", opt(date->age_days)},
+          {"ahead_of_clock", date->ahead_of_clock}};
+}
+
 model::DeviceMatch SpecOf(const telemetry::Snapshot& gpu) { return knowledge::MatchDevice(gpu.pci_device_id, gpu.name); }
 
 nlohmann::json SpecMatchJson(const model::DeviceMatch& m) {
@@ -63,16 +99,18 @@ nlohmann::json GpusJson(const std::vector<telemetry::Snapshot>& gpus) {
   return out;
 }
 
-nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts,
+nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts, std::int64_t now_s,
                                std::vector<telemetry::Finding>* findings_all) {
   nlohmann::json doc = report::MakeDocument("inspect");
   doc["source"] = reading.source_label;
+  const std::optional<CaptureDate> date = CaptureDateOf(reading, now_s);
+  doc["captured"] = CaptureDateJson(date);
   doc["warnings"] = reading.warnings;
   doc["gpus"] = nlohmann::json::array();
   doc["states"] = nlohmann::json::array();
   std::vector<telemetry::NotJudged> not_judged_all;
   for (const auto& set : reading.sets) {
-    auto assessment = telemetry::Assess(set.gpus);
+    auto assessment = AssessReading(set.gpus, date);
     findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
     not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
     doc["states"].push_back({{"state", set.state},
@@ -89,7 +127,7 @@ core::Result<nlohmann::json> LiveInspectDocument(const report::Texts& texts) {
   auto reading = ReadGpuState("");
   if (!reading.ok()) return reading.status();
   std::vector<telemetry::Finding> findings;
-  return InspectDocument(*reading, texts, &findings);
+  return InspectDocument(*reading, texts, /*now_s=*/0, &findings);  // live: no capture date, "now" unused
 }
 
 }  // namespace gpuprobe::app

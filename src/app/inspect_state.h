@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,28 @@ struct GpuReading {
   std::string warning_prefix;                ///< the file the warnings are about; empty for NVML
 };
 
+/// When a saved capture was taken and how old it was at the reference "now" (core/clock.h).
+/// nvidia-smi prints the machine's local time without a zone: the age is exact to within the
+/// zone's offset, which is why it is counted in whole days.
+struct CaptureDate {
+  std::string timestamp;                 ///< as the capture printed it
+  std::optional<std::int64_t> epoch_s;   ///< read as UTC; empty when not in nvidia-smi's forms
+  std::optional<std::int64_t> age_days;  ///< whole days before "now"; empty with epoch_s
+  bool ahead_of_clock = false;           ///< more than a day after "now": the age is not told
+};
+
+/// The capture's date (the first GPU's timestamp that the capture printed), at `now_s`; empty
+/// for a live reading, or a capture that printed no timestamp.
+std::optional<CaptureDate> CaptureDateOf(const GpuReading& reading, std::int64_t now_s);
+
+/// telemetry::Assess of `gpus`; every finding of a capture older than a day says so (notes
+/// "finding.note.capture_age" / "capture_age_one", argument capture_days): what it judges is
+/// the state then, not now.
+telemetry::Assessment AssessReading(const std::vector<telemetry::Snapshot>& gpus, const std::optional<CaptureDate>& date);
+
+/// {"timestamp", "epoch_s", "age_days", "ahead_of_clock"} of `date`; null without one.
+nlohmann::json CaptureDateJson(const std::optional<CaptureDate>& date);
+
 /// Reads the state: the capture at `from` ("-" = standard input; `text`, when given, is its
 /// contents already read, since standard input can be read only once), or live through NVML
 /// when `from` is empty. The capture readers' errors naming the file; NVML's load and init
@@ -51,9 +74,10 @@ nlohmann::json SpecMatchJson(const model::DeviceMatch& match);
 /// Each snapshot's JSON with its "spec" match.
 nlohmann::json GpusJson(const std::vector<telemetry::Snapshot>& gpus);
 
-/// The gpuprobe.inspect.v1 document of `reading` (every state with its findings); the findings
-/// of every state are appended to `findings_all`.
-nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts,
+/// The gpuprobe.inspect.v1 document of `reading` (every state with its findings, and "captured":
+/// the capture's date and age at `now_s`, null for live state); the findings of every state
+/// are appended to `findings_all`.
+nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts, std::int64_t now_s,
                                std::vector<telemetry::Finding>* findings_all);
 
 /// gpuprobe.inspect.v1 of the live GPUs, as `inspect --json` prints it; an error without a

@@ -51,17 +51,12 @@ Figure FromSpec(std::optional<double> v, const char* source = "spec") {
   return v && *v > 0 ? Figure{v, source} : Figure{};
 }
 
-/// The fastest verified matmul result on `backend`, with its id.
-std::pair<Figure, std::string> BestMatmul(const std::optional<BenchDocument>& bench, const std::string& backend) {
-  const BenchResult* r = bench ? bench->BestVerified("matmul.", backend) : nullptr;
-  if (r == nullptr) return {Figure{}, ""};
-  return {FromResult(*r), r->id.substr(r->id.find('.') + 1) + " " + r->case_label};  // the name is translated by the views
-}
+Figure FromMatmul(const MatmulFigure& f) { return f.known() ? Figure{f.flops, f.source, f.noisy} : Figure{}; }
 
+// Speed-ups by the one rounding rule (app/matmul_comparison.h).
 std::string Ratio(const Figure& a, const Figure& b) {
   if (!a.known() || !b.known() || *b.value <= 0) return "?";
-  double r = *a.value / *b.value;
-  return r >= 10 ? fmt::format("{:.0f}", r) : fmt::format("{:.1f}", r);
+  return FormatSpeedup(*a.value / *b.value);
 }
 
 // Element counts as the reader's language writes them ("1.05 M", "105 万").
@@ -125,8 +120,13 @@ void ApplyMeasured(const Crossing& m, model::CrossoverKernel kernel, std::option
 
 }  // namespace
 
-MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
+MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec, const std::optional<MachineLoad>& load) {
   MachineSummary s;
+  if (load) {
+    s.cpu_busy = load->busy();
+    s.load_1min = load->load_1min;
+    s.logical_cpus = load->logical_cpus;
+  }
   const std::optional<BenchDocument>& bench = src.bench;
   // The bench run's CPU facts, else the tour's identity (a run without the bench).
   if (bench) {
@@ -160,7 +160,11 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   // CPU: everything measured.
   s.cpu_bandwidth = Measured(bench, "memory.triad", "cpu", "all threads");
   s.cpu_fp32 = Measured(bench, "compute.fma_fp32", "cpu", "all cores");
-  std::tie(s.cpu_matmul, s.cpu_matmul_name) = BestMatmul(bench, "cpu");
+  // The matmul comparison: one definition for every verb (app/matmul_comparison.h).
+  const MatmulComparison matmul = CompareMatmul(bench ? &*bench : nullptr, bench ? &bench->cpu : nullptr, spec);
+  s.matmul = matmul;
+  s.cpu_matmul = FromMatmul(matmul.cpu);
+  s.cpu_matmul_name = matmul.cpu.name;
   s.cpu_bandwidth_one = Measured(bench, "memory.triad", "cpu", "1 thread");
   s.cpu_fp32_one = Measured(bench, "compute.fma_fp32", "cpu", "1 core");
   // The pool's own round trip (the OpenMP anchor case has the variant "openmp").
@@ -181,10 +185,14 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   // GPU: measured where the run has GPU results, else the spec sheet and the model.
   s.gpu_bandwidth = Measured(bench, "memory.triad", "cuda");
   s.gpu_fp32 = Measured(bench, "compute.fma_fp32", "cuda");
-  std::tie(s.gpu_matmul, s.gpu_matmul_name) = BestMatmul(bench, "cuda");
+  s.gpu_matmul = FromMatmul(matmul.gpu_fp32);
+  s.gpu_matmul_name = matmul.gpu_fp32.name;
+  if (matmul.gpu_fp32.source == "spec") s.gpu_matmul_name_key = "summary.matmul.fp32";
+  s.gpu_tensor = FromMatmul(matmul.gpu_tensor);
+  s.gpu_tensor_name = matmul.gpu_tensor.name;
   s.gpu_link = Measured(bench, "transfer.h2d_pinned", "cuda");
   s.gpu_fixed = Measured(bench, "launch.round_trip", "cuda");
-  s.gpu_measured = s.gpu_bandwidth.known() || s.gpu_fp32.known() || s.gpu_matmul.known();
+  s.gpu_measured = s.gpu_bandwidth.known() || s.gpu_fp32.known() || (s.gpu_matmul.known() && s.gpu_matmul.source == "measured");
   if (spec != nullptr) {
     if (!s.gpu_bandwidth.known()) {
       auto bw = spec->memory_bandwidth_vendor_gb_per_s.value;
@@ -193,15 +201,6 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
     if (!s.gpu_fp32.known()) {
       auto tf = spec->fp32_vector_tflops.value;
       s.gpu_fp32 = FromSpec(tf ? std::optional<double>(*tf * 1e12) : model::DeriveFp32Peak(*spec).derived);
-    }
-    if (!s.gpu_matmul.known() && spec->fp16_bf16_tensor_dense_tflops.known()) {
-      s.gpu_matmul = FromSpec(*spec->fp16_bf16_tensor_dense_tflops.value * 1e12);
-      s.gpu_matmul_name = "bf16 tensor cores";
-      s.gpu_matmul_name_key = "summary.matmul.tensor_bf16";
-    } else if (!s.gpu_matmul.known()) {
-      s.gpu_matmul = s.gpu_fp32;
-      s.gpu_matmul_name = "fp32";
-      s.gpu_matmul_name_key = "summary.matmul.fp32";
     }
     if (!s.gpu_link.known()) {
       auto link = model::DerivePcieBandwidth(*spec);
@@ -213,7 +212,7 @@ MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec) {
   // Crossovers from these figures: fp32 on both sides, so the matmul uses the GPU's FP32 rate.
   if (s.cpu_bandwidth.known() && s.cpu_fp32.known() && s.gpu_bandwidth.known() && s.gpu_fp32.known() && s.gpu_link.known()) {
     double cpu_fixed = s.cpu_fixed.value.value_or(0);
-    double all_flops = s.cpu_matmul.known() ? *s.cpu_matmul.value : *s.cpu_fp32.value;
+    double all_flops = s.cpu_matmul.known() && s.cpu_matmul.source == "measured" ? *s.cpu_matmul.value : *s.cpu_fp32.value;
     // One thread: its measured rates where the run has them; else the all-core rates split
     // over the cores (an assumption that only matters for tiny jobs, and errs for the GPU).
     double cores = std::max(1, s.cpu_cores);
@@ -253,6 +252,12 @@ std::string FigureText(const Figure& f, const std::string& kind, const report::T
 
 namespace {
 
+// Beside a CPU figure measured on a busy machine: " (busy: load 3.1 on 2 CPUs)".
+std::string BusyNote(const MachineSummary& s, const report::Texts& t) {
+  if (!s.cpu_busy || !s.cpu_matmul.known()) return "";
+  return Tr(t, "summary.busy", fmt::arg("load", fmt::format("{:.1f}", s.load_1min)), fmt::arg("cpus", s.logical_cpus));
+}
+
 // "blocked n=1024" with its case label in the reader's language; a spec-sheet name by its key.
 std::string MatmulName(const std::string& name, const std::string& key, const report::Texts& t) {
   if (!key.empty()) return t.Get(key);
@@ -270,13 +275,17 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
   std::string gpu = s.gpu_name.empty() ? "-" : s.gpu_name;
   if (!s.gpu_present && !s.gpu_name.empty()) gpu = Tr(t, "summary.gpu_reference", fmt::arg("gpu", s.gpu_name));
   rows.push_back({t.Get("summary.row.processor"), cpu, gpu});
-  rows.push_back({t.Get("summary.row.bandwidth"), FigureText(s.cpu_bandwidth, "bandwidth", t), FigureText(s.gpu_bandwidth, "bandwidth", t)});
-  rows.push_back({t.Get("summary.row.fp32"), FigureText(s.cpu_fp32, "flops", t), FigureText(s.gpu_fp32, "flops", t)});
+  rows.push_back({t.Get("summary.row.bandwidth"), FigureText(s.cpu_bandwidth, "bandwidth", t) + BusyNote(s, t), FigureText(s.gpu_bandwidth, "bandwidth", t)});
+  rows.push_back({t.Get("summary.row.fp32"), FigureText(s.cpu_fp32, "flops", t) + BusyNote(s, t), FigureText(s.gpu_fp32, "flops", t)});
   auto mm = [&](const Figure& f, const std::string& name) {
     return f.known() && !name.empty() ? FigureText(f, "flops", t) + t.Get("summary.list_separator") + name : FigureText(f, "flops", t);
   };
-  rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, MatmulName(s.cpu_matmul_name, "", t)),
+  rows.push_back({t.Get("summary.row.matmul"), mm(s.cpu_matmul, MatmulName(s.cpu_matmul_name, "", t)) + BusyNote(s, t),
                   mm(s.gpu_matmul, MatmulName(s.gpu_matmul_name, s.gpu_matmul_name_key, t))});
+  if (s.gpu_tensor.known()) {
+    rows.push_back({t.Get("summary.row.matmul_tensor"), "-",
+                    mm(s.gpu_tensor, s.gpu_tensor_name.empty() ? t.Get("summary.matmul.tensor_bf16") : MatmulName(s.gpu_tensor_name, "", t))});
+  }
   rows.push_back({t.Get("summary.row.memory"), s.cpu_memory_bytes > 0 ? core::FormatBytesBinary(s.cpu_memory_bytes) : "-",
                   s.gpu_memory_bytes > 0 ? core::FormatBytesBinary(s.gpu_memory_bytes) : "-"});
   std::string link = FigureText(s.gpu_link, "bandwidth", t);
@@ -287,6 +296,24 @@ std::vector<std::vector<std::string>> SideBySideRows(const MachineSummary& s, co
   rows.push_back({t.Get("summary.row.cross_matmul"), t.Get("summary.cross.cpu_side"), CrossText(s.matmul_crossover, true, s.matmul_crossover_measured, t)});
   return rows;
 }
+
+namespace {
+
+// " Its bf16 tensor cores: 22170x (spec).": what tensor cores add, apart from fp32 vs fp32.
+std::string TensorText(const MachineSummary& s, const report::Texts& t) {
+  if (!s.gpu_tensor.known() || !s.cpu_matmul.known()) return "";
+  const char* between = t.language() == report::Language::kZh ? "" : " ";
+  return between + Tr(t, "verdict.tensor", fmt::arg("mm", Ratio(s.gpu_tensor, s.cpu_matmul)),
+                      fmt::arg("source", t.Get("summary.source." + s.gpu_tensor.source)));
+}
+
+std::string BusySentence(const MachineSummary& s, const report::Texts& t) {
+  if (!s.cpu_busy) return "";
+  const char* between = t.language() == report::Language::kZh ? "" : " ";
+  return between + Tr(t, "verdict.busy", fmt::arg("load", fmt::format("{:.1f}", s.load_1min)), fmt::arg("cpus", s.logical_cpus));
+}
+
+}  // namespace
 
 std::vector<std::string> Verdict(const MachineSummary& s, int problems, const report::Texts& t) {
   std::vector<std::string> lines;
@@ -310,15 +337,19 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
   }
   if (s.gpu_present) {
     lines.push_back(Tr(t, "verdict.gpu.what", fmt::arg("cpu", cpu), fmt::arg("gpu", s.gpu_name), fmt::arg("bw", bw), fmt::arg("mm", mm),
-                       fmt::arg("source", t.Get(s.gpu_measured ? "summary.source.measured" : "summary.source.spec"))));
+                       fmt::arg("source", t.Get(s.gpu_measured ? "summary.source.measured" : "summary.source.spec")),
+                       fmt::arg("cpu_source", t.Get("summary.source." + s.cpu_matmul.source))) +
+                    TensorText(s, t) + BusySentence(s, t));
     std::string n = s.matmul_crossover && s.matmul_crossover->transfer_size
                         ? fmt::format("n={:.0f}", *s.matmul_crossover->transfer_size) : "-";
     lines.push_back(Tr(t, "verdict.gpu.good", fmt::arg("n", n)));
   } else {
     lines.push_back(Tr(t, "verdict.cpu.what", fmt::arg("cpu", cpu), fmt::arg("reason", reason),
-                       fmt::arg("bw", FigureValue(s.cpu_bandwidth, "bandwidth")), fmt::arg("mm", FigureValue(s.cpu_matmul, "flops"))));
+                       fmt::arg("bw", FigureValue(s.cpu_bandwidth, "bandwidth")), fmt::arg("mm", FigureValue(s.cpu_matmul, "flops")),
+                       fmt::arg("mm_source", t.Get("summary.source." + (s.cpu_matmul.known() ? s.cpu_matmul.source : std::string("model"))))));
     lines.push_back(Tr(t, "verdict.cpu.good", fmt::arg("gpu", s.gpu_name.empty() ? "GPU" : s.gpu_name), fmt::arg("bw", bw),
-                       fmt::arg("mm", mm)));
+                       fmt::arg("mm", mm), fmt::arg("cpu_source", t.Get("summary.source." + (s.cpu_matmul.known() ? s.cpu_matmul.source : std::string("model"))))) +
+                    TensorText(s, t) + BusySentence(s, t));
   }
   if (problems > 0) {
     lines.push_back(Tr(t, "verdict.problems", fmt::arg("count", problems)));

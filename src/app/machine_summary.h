@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/matmul_comparison.h"
 #include "app/report_sources.h"
 #include "model/crossover.h"
 #include "model/gpu_spec.h"
@@ -39,11 +40,23 @@ struct MachineSummary {
 
   Figure cpu_bandwidth, gpu_bandwidth;   ///< bytes/s, streaming (triad)
   Figure cpu_fp32, gpu_fp32;             ///< FLOP/s, FMA peak
-  Figure cpu_matmul, gpu_matmul;         ///< FLOP/s, best matmul (GPU: bf16 tensor cores)
+  /// FLOP/s, fp32 matmul on both sides (app/matmul_comparison.h: the CPU's best measured fp32
+  /// matmul, else its FMA peak by the model; the GPU's on its CUDA cores, else its spec).
+  Figure cpu_matmul, gpu_matmul;
+  /// The GPU's bf16 tensor-core matmul (measured, else the spec's dense peak): shown apart from
+  /// the fp32 comparison and named so.
+  Figure gpu_tensor;
   /// The best matmul's benchmark and case ("blocked n=1024"), or, from the spec sheet, a key
   /// "summary.matmul.<kind>" of the texts (gpu_matmul_name_key).
   std::string cpu_matmul_name, gpu_matmul_name;
   std::string gpu_matmul_name_key;
+  std::string gpu_tensor_name;           ///< "cublas_bf16 n=8192" when measured
+  MatmulComparison matmul;               ///< the comparison the matmul figures come from
+  /// The 1-minute load average was above the logical CPUs when the summary was made: CPU
+  /// figures measured in this run read low (load_1min, logical_cpus).
+  bool cpu_busy = false;
+  double load_1min = 0;
+  int logical_cpus = 0;
   Figure gpu_link;                       ///< bytes/s per direction, pinned copies
   Figure cpu_fixed, gpu_fixed;           ///< seconds: fork-join / launch round trip
   Figure cpu_bandwidth_one, cpu_fp32_one;  ///< one thread / one core: what a small job gets
@@ -60,8 +73,10 @@ struct MachineSummary {
 };
 
 /// Builds the summary. `spec` is the detected GPU's spec, or the GPU to compare with when
-/// there is none (may be null: GPU figures then stay unknown).
-MachineSummary Summarize(const ReportSources& sources, const model::GpuSpec* spec);
+/// there is none (may be null: GPU figures then stay unknown). `load`, when given, is the
+/// machine's load while the run was measured (app/matmul_comparison.h).
+MachineSummary Summarize(const ReportSources& sources, const model::GpuSpec* spec,
+                         const std::optional<MachineLoad>& load = std::nullopt);
 
 /// "20.3 GB/s", "-" when unknown; `unit_kind`: bandwidth, flops, seconds or bytes.
 std::string FigureValue(const Figure& figure, const std::string& unit_kind);

@@ -225,9 +225,9 @@ report::HtmlChart Ladder(const ReportSources& src, const MachineSummary& s, cons
       b.bars.push_back({Tr(t, "report.ladder.gpu_peak", fmt::arg("gpu", GpuLabel(s, t))), *s.gpu_fp32.value, kGreyColor,
                         t.Get("summary.source.spec")});
     }
-    if (s.gpu_matmul.known() && s.gpu_matmul_name != "fp32") {
-      std::string name = s.gpu_matmul_name_key.empty() ? s.gpu_matmul_name : t.Get(s.gpu_matmul_name_key);
-      b.bars.push_back({GpuLabel(s, t) + " " + name, *s.gpu_matmul.value, kGreyColor, t.Get("summary.source.spec")});
+    if (s.gpu_tensor.known()) {
+      b.bars.push_back({GpuLabel(s, t) + " " + t.Get("summary.matmul.tensor_bf16"), *s.gpu_tensor.value, kGreyColor,
+                        t.Get("summary.source.spec")});
     }
   }
   return Chart(t, "ladder", report::RenderBarChart(b), t.Get("report.ladder.lesson"), t.Get("report.ladder.note"));

@@ -37,6 +37,8 @@ const char* MetricName(Metric metric) {
 
 Availability Benchmark::Check(const BackendContext&, const BenchCase&) const { return Availability::Yes(); }
 
+std::optional<Footprint> Benchmark::FootprintFor(const BackendContext&, const BenchCase&) const { return std::nullopt; }
+
 PlanEstimate Benchmark::Plan(const PredictionContext& context, const BenchCase& c) const {
   PlanEstimate plan;
   Prediction p = Predict(context, c);

@@ -98,6 +98,13 @@ struct Prediction {
   bool anchor = false;
 };
 
+/// Every buffer one case holds while it runs, by where it lives: checked against the free
+/// memory before a run (bench/memory_budget.h), so a --size too big is refused, not tried.
+struct Footprint {
+  double host_bytes = 0;    ///< the machine's RAM (pinned or pageable)
+  double device_bytes = 0;  ///< the GPU's memory
+};
+
 /// What one case should cost by the model, for planning a run without running it
 /// (scripts/gpu-check --dry-run): the runner's loop around it is modelled by run_estimate.h.
 struct PlanEstimate {
@@ -151,6 +158,9 @@ class Benchmark {
   /// The cost of `c` for a plan. Default: one iteration = the work over the predicted rate
   /// (or the predicted latency x items); empty without a prediction.
   virtual PlanEstimate Plan(const PredictionContext& context, const BenchCase& c) const;
+  /// Every buffer `c` allocates on `context`; empty where the benchmark does not declare it
+  /// (its buffers are small, or do not follow --size). Default: empty.
+  virtual std::optional<Footprint> FootprintFor(const BackendContext& context, const BenchCase& c) const;
   /// Allocates and fills buffers for `c`.
   virtual core::Result<std::unique_ptr<BenchmarkInstance>> Prepare(BackendContext& context,
                                                                    const BenchCase& c) const = 0;

@@ -3,7 +3,9 @@
 // the GPU backend through RegisterCudaBackend.
 #include "bench/cpu/cpu_context.h"
 #include "bench/cpu/cpu_facts.h"
+#include "bench/memory_budget.h"
 #include "bench/pipeline.h"
+#include "core/file_io.h"
 
 namespace gpuprobe::bench {
 namespace {
@@ -17,6 +19,8 @@ class Machine : public BenchHost {
     if (clock_probe_seconds > 0) {
       cpu->set_measured_clock_hz(MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), clock_probe_seconds));
     }
+    auto meminfo = core::ReadSystemFile("/proc/meminfo");
+    if (meminfo.ok()) cpu->set_memory_free_bytes(MemAvailableBytes(*meminfo).value_or(0));
     model::CpuSpec spec = cpu->spec();
     return {std::move(cpu), spec};
   }

@@ -49,6 +49,10 @@ Availability MultiBackendBenchmark::Check(const BackendContext& context, const B
   return Implementation(context.BackendName()).Check(context, c);
 }
 
+std::optional<Footprint> MultiBackendBenchmark::FootprintFor(const BackendContext& context, const BenchCase& c) const {
+  return Implementation(context.BackendName()).FootprintFor(context, c);
+}
+
 Work MultiBackendBenchmark::WorkFor(const BenchCase& c) const { return Implementation(c.backend).WorkFor(c); }
 
 Prediction MultiBackendBenchmark::Predict(const PredictionContext& context, const BenchCase& c) const {

@@ -26,6 +26,7 @@ class MultiBackendBenchmark : public Benchmark {
   std::vector<BenchCase> Cases(const BackendContext& context, const model::CpuSpec& cpu, bool full,
                                std::uint64_t size_override) const override;
   Availability Check(const BackendContext& context, const BenchCase& c) const override;
+  std::optional<Footprint> FootprintFor(const BackendContext& context, const BenchCase& c) const override;
   Work WorkFor(const BenchCase& c) const override;
   Prediction Predict(const PredictionContext& context, const BenchCase& c) const override;
   PlanEstimate Plan(const PredictionContext& context, const BenchCase& c) const override;

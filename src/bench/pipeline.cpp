@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/memory_budget.h"
 #include "core/version.h"
 
 namespace gpuprobe::bench {
@@ -60,6 +61,10 @@ core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, Bench
   if (request.backend != "cuda") contexts.push_back(cpu.context.get());
   for (auto& g : gpus) contexts.push_back(g.get());
   for (auto* c : contexts) c->set_requested_seconds(request.requested_seconds);
+  // A --size the memory cannot hold is refused before the first buffer is allocated.
+  auto shortfall = FindMemoryShortfall(*selection, contexts, cpu.context.get(), doc.cpu, request.settings.full,
+                                       request.settings.size_override);
+  if (shortfall) return MemoryShortfallStatus(*shortfall, request.settings.size_override);
 
   auto start = std::chrono::steady_clock::now();
   doc.results = RunSelection(*selection, contexts, doc.cpu, request.settings, progress);

@@ -57,7 +57,8 @@ core::Result<std::vector<const Benchmark*>> SelectForRequest(const BenchmarkRegi
                                                             const PipelineRequest& request);
 
 /// Runs a request. Unavailable (exit 3) when the request asks for the GPU alone and there is
-/// none, before any CPU time is spent; otherwise the document, with why there is no GPU in
+/// none, before any CPU time is spent; InvalidArgument naming --size when a case would not
+/// fit the free memory of its device (bench/memory_budget.h), before anything is allocated; otherwise the document, with why there is no GPU in
 /// `gpu_absent_reason` when there is none.
 core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, BenchHost& host, const PipelineRequest& request,
                                         const std::function<void(const CaseProgress&)>& progress = {});

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/matmul_comparison.h"
 #include "cli/command.h"
 #include "cli/gpus_view.h"
 #include "report/phrase_text.h"
@@ -13,14 +14,37 @@
 namespace gpuprobe::cli {
 namespace {
 
-// Three significant figures: x0.04, x3.21, x42.5, x756 (two decimals on x756.08 are noise).
-std::string Speedup(double x) {
-  if (x >= 100) return fmt::format("{:.0f}", x);
-  if (x >= 10) return fmt::format("{:.1f}", x);
-  return fmt::format("{:.2f}", x);
-}
+// Speed-ups and caps by the one rounding rule every verb uses (app/matmul_comparison.h), so
+// the table, the Amdahl line and the criteria say the same 1.25.
+std::string Speedup(double x) { return app::FormatSpeedup(x); }
 
 using nlohmann::json;
+
+// The table's rows: the first `top` by total time, then any GPU the advice names that ranks
+// below them (the pick, the cheapest, the fastest with the data on the GPU), so every GPU the
+// verdict names is in the table.
+std::vector<const model::GpuEstimate*> ShownGpus(const model::Advice& a, int top) {
+  std::vector<const model::GpuEstimate*> rows;
+  for (size_t i = 0; i < a.gpus.size() && static_cast<int>(i) < top; ++i) rows.push_back(&a.gpus[i]);
+  auto add = [&](const model::GpuEstimate* e) {
+    if (e == nullptr) return;
+    for (const auto* r : rows) {
+      if (r->gpu == e->gpu) return;
+    }
+    rows.push_back(e);
+  };
+  for (const auto& e : a.gpus) {
+    if (a.pick != nullptr && e.gpu == a.pick) add(&e);
+  }
+  if (a.cheapest >= 0) add(&a.gpus[static_cast<size_t>(a.cheapest)]);
+  const model::GpuEstimate* resident = nullptr;  // advisor.cpp's best_resident: named by the "stay" reason
+  for (const auto& e : a.gpus) {
+    if (!e.model_fits.value_or(true)) continue;
+    if (resident == nullptr || e.resident_seconds < resident->resident_seconds) resident = &e;
+  }
+  if (a.verdict == model::Verdict::kStayOnCpu) add(resident);
+  return rows;
+}
 
 std::string Dollars(const report::Texts& t, double usd) {
   return FormatArg(t, model::PhraseArg{"", model::ArgKind::kDollars, usd, {}, nullptr});
@@ -39,20 +63,30 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
                    fmt::arg("bound", a.cpu_bandwidth_bound ? t.Get("advise.bound.bandwidth") : t.Get("advise.bound.compute")),
                    fmt::arg("basis", Say(t, cpu.basis))) + "\n\n";
   const bool llm = w.model_params > 0;
-  std::vector<std::string> headers = {t.Get("advise.col.gpu"), t.Get("advise.col.compute"), t.Get("advise.col.transfer"),
-                                      t.Get("advise.col.launch"), t.Get("advise.col.total"), t.Get("advise.col.resident"),
-                                      t.Get("advise.col.vs_cpu"), t.Get("advise.col.cost")};
+  // With a serial part, the total is that part on the CPU plus the parallel part on the GPU:
+  // the columns show both, so total = GPU part + CPU part + transfer + launch, row by row.
+  const double p = w.parallel_fraction;
+  const bool serial = p < 1;
+  std::vector<std::string> headers = {t.Get("advise.col.gpu"), t.Get(serial ? "advise.col.compute_parallel" : "advise.col.compute")};
+  if (serial) headers.push_back(t.Get("advise.col.serial"));
+  for (const char* key : {"advise.col.transfer", "advise.col.launch", "advise.col.total", "advise.col.resident", "advise.col.vs_cpu",
+                          "advise.col.cost"}) {
+    headers.push_back(t.Get(key));
+  }
   if (llm) headers.push_back(t.Get("advise.col.fits"));
   report::TextTable table(headers);
-  for (size_t c = 1; c <= 7; ++c) table.SetAlign(c, report::Align::kRight);
-  int shown = 0;
-  for (const auto& e : a.gpus) {
-    if (shown++ >= top) break;
-    std::vector<std::string> row = {GpuNameText(e.gpu->name, t), core::FormatSeconds(e.compute_seconds), core::FormatSeconds(e.transfer_seconds),
-                                    core::FormatSeconds(e.launch_seconds), core::FormatSeconds(e.total_seconds),
-                                    core::FormatSeconds(e.resident_seconds),
+  const size_t numeric_columns = headers.size() - 1 - (llm ? 1 : 0);  // every column but the GPU and "fits"
+  for (size_t c = 1; c <= numeric_columns; ++c) table.SetAlign(c, report::Align::kRight);
+  for (const model::GpuEstimate* shown : ShownGpus(a, top)) {
+    const model::GpuEstimate& e = *shown;
+    std::vector<std::string> row = {GpuNameText(e.gpu->name, t), core::FormatSeconds(p * e.compute_seconds)};
+    if (serial) row.push_back(core::FormatSeconds((1 - p) * a.cpu_seconds));
+    for (const std::string& cell : {core::FormatSeconds(e.transfer_seconds), core::FormatSeconds(e.launch_seconds),
+                                    core::FormatSeconds(e.total_seconds), core::FormatSeconds(e.resident_seconds),
                                     fmt::format("x{} / x{}", Speedup(e.speedup), Speedup(e.resident_speedup)),
-                                    e.price != nullptr ? Dollars(t, e.usd_per_million_calls) : "-"};
+                                    e.price != nullptr ? Dollars(t, e.usd_per_million_calls) : std::string("-")}) {
+      row.push_back(cell);
+    }
     if (llm) {
       row.push_back(Tr(t, *e.model_fits ? "advise.fits.yes" : "advise.fits.no", fmt::arg("total", core::FormatBytesBinary(e.model_bytes)),
                        fmt::arg("usable", core::FormatBytesBinary(e.model_budget_bytes))));
@@ -60,10 +94,10 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
     table.AddRow(row);
   }
   out += table.Render(2);
-  out += "  " + t.Get("advise.table_note") + "\n";
+  out += "  " + t.Get(serial ? "advise.table_note_serial" : "advise.table_note") + "\n";
   if (llm) out += "  " + t.Get("advise.fits_note") + "\n";
   if (w.parallel_fraction < 1) {
-    out += "  " + Tr(t, "advise.amdahl", fmt::arg("cap", fmt::format("{:.1f}", a.amdahl_cap)),
+    out += "  " + Tr(t, "advise.amdahl", fmt::arg("cap", Speedup(a.amdahl_cap)),
                      fmt::arg("p", fmt::format("{:.0f}", w.parallel_fraction * 100))) + "\n";
   }
   out += "\n" + t.Get("advise.criteria") + "\n";

@@ -11,6 +11,8 @@
 #include "bench/bench_document.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
+#include "app/advise_candidates.h"
+#include "app/matmul_comparison.h"
 #include "cli/advise_view.h"
 #include "cli/command.h"
 #include "cli/price_json.h"
@@ -124,19 +126,49 @@ double CpuFigure(const bench::BenchDocument& doc, const std::string& id, const s
   return r ? r->value : 0;
 }
 
-// The CPU's streaming bandwidth and FMA rate on all cores, measured now with short cases.
-core::Result<model::CpuCapability> MeasureCpuNow(const std::string& fma_id) {
+// A matmul's CPU figure by the one definition every verb uses (app/matmul_comparison.h): the
+// best fp32 matmul measured in `doc`, else the model's fp32 FMA peak of its CPU; "measured"
+// or "model" is said in the basis.
+model::Phrase MatmulBasis(const app::MatmulFigure& f) {
+  return f.source == "measured" ? model::Say("advise.cpu_basis.matmul_measured").Text("name", f.name)
+                                : model::Say("advise.cpu_basis.matmul_model");
+}
+
+// The machine's load, said beside CPU figures measured on a busy machine.
+void NoteLoad(model::CpuCapability* cpu, int logical_cpus) {
+  auto load = app::ReadMachineLoad(logical_cpus);
+  if (load && load->busy()) {
+    cpu->basis = model::Say("advise.cpu_basis.busy").Sub("basis", cpu->basis).Text("load", fmt::format("{:.1f}", load->load_1min))
+                     .Int("cpus", load->logical_cpus);
+  }
+}
+
+// The CPU's streaming bandwidth and arithmetic rate on all cores, measured now with short
+// cases: the FMA rate, or for a matmul-like workload the best fp32 matmul (the same figure the
+// tour and report compare the GPU with).
+core::Result<model::CpuCapability> MeasureCpuNow(const std::string& fma_id, bool gemm_like, std::optional<app::MatmulFigure>* matmul) {
   std::unique_ptr<bench::BenchHost> host = bench::MachineHost();
-  auto doc = bench::MeasureCpuFigures(*host, {"memory.triad", fma_id});
+  std::vector<std::string> ids = {"memory.triad", fma_id};
+  if (gemm_like) ids = {"memory.triad", "matmul.openblas_sgemm"};  // without OpenBLAS: the model's figure, said so
+  auto doc = bench::MeasureCpuFigures(*host, ids);
   if (!doc.ok()) return doc.status();
   model::CpuCapability cpu;
   cpu.bandwidth = CpuFigure(*doc, "memory.triad", "all threads");
-  cpu.flops = CpuFigure(*doc, fma_id, "all cores");
-  cpu.basis = model::Say("advise.cpu_basis.now").Rate("triad", cpu.bandwidth).Flops("fma", cpu.flops);
+  if (gemm_like) {
+    app::MatmulFigure mm = app::CompareMatmul(&*doc, &doc->cpu, nullptr).cpu;
+    cpu.flops = mm.flops.value_or(0);
+    *matmul = mm;
+    cpu.basis = model::Say("advise.cpu_basis.now_matmul").Rate("triad", cpu.bandwidth).Flops("flops", cpu.flops).Sub("how", MatmulBasis(mm));
+  } else {
+    cpu.flops = CpuFigure(*doc, fma_id, "all cores");
+    cpu.basis = model::Say("advise.cpu_basis.now").Rate("triad", cpu.bandwidth).Flops("fma", cpu.flops);
+  }
+  NoteLoad(&cpu, doc->cpu.logical_cpus);
   return cpu;
 }
 
-core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const model::Workload& w) {
+// The CPU's figures; `matmul` gets the matmul comparison's CPU figure where it is the one used.
+core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const model::Workload& w, std::optional<app::MatmulFigure>* matmul) {
   model::CpuCapability cpu;
   if (!o.cpu_results.empty()) {
     auto text = core::ReadTextFile(o.cpu_results, 64 << 20);
@@ -146,24 +178,39 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
     auto doc = bench::BenchDocumentFromJson(*json, o.cpu_results);
     if (!doc.ok()) return doc.status();
     cpu.bandwidth = CpuFigure(*doc, "memory.triad", "all threads");
-    bool gemm_like = w.flops_growth > w.bytes_growth;
-    cpu.flops = gemm_like ? CpuFigure(*doc, "matmul.", "") : 0;
-    if (cpu.flops <= 0) cpu.flops = CpuFigure(*doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
+    const bool gemm_like = w.flops_growth > w.bytes_growth;
+    app::MatmulFigure mm;
+    if (gemm_like && w.dtype != "fp64") {
+      mm = app::CompareMatmul(&*doc, &doc->cpu, nullptr).cpu;
+      cpu.flops = mm.flops.value_or(0);
+      if (mm.known()) *matmul = mm;
+    } else {
+      cpu.flops = CpuFigure(*doc, w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", "all cores");
+    }
     if (cpu.bandwidth <= 0 || cpu.flops <= 0) {
       return core::Status::InvalidArgument(fmt::format(
           "{}: needs verified memory.triad (all threads) and compute.fma_fp32 (all cores) results", o.cpu_results),
           "run 'gpuprobe bench memory compute matmul --json > FILE'");
     }
-    cpu.basis = model::Say("advise.cpu_basis.file").Text("file", o.cpu_results).Rate("triad", cpu.bandwidth)
-                    .Key("what", gemm_like ? "advise.cpu_basis.matmul" : "advise.cpu_basis.fma").Flops("flops", cpu.flops);
+    if (mm.known()) {
+      cpu.basis = model::Say("advise.cpu_basis.file_matmul").Text("file", o.cpu_results).Rate("triad", cpu.bandwidth)
+                      .Flops("flops", cpu.flops).Sub("how", MatmulBasis(mm));
+    } else {
+      cpu.basis = model::Say("advise.cpu_basis.file").Text("file", o.cpu_results).Rate("triad", cpu.bandwidth)
+                      .Key("what", "advise.cpu_basis.fma").Flops("flops", cpu.flops);
+    }
   } else if (o.cpu_flops <= 0 || o.cpu_bandwidth <= 0) {
     // No saved run: measure the two figures now (about a second, through the one bench
     // pipeline), rather than predict the CPU from a DRAM speed that often cannot be read.
-    auto measured = MeasureCpuNow(w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32");
+    const bool gemm_like = w.flops_growth > w.bytes_growth && w.dtype != "fp64";
+    auto measured = MeasureCpuNow(w.dtype == "fp64" ? "compute.fma_fp64" : "compute.fma_fp32", gemm_like, matmul);
     if (!measured.ok()) return measured.status();
     cpu = *measured;
   }
-  if (o.cpu_flops > 0) cpu.flops = o.cpu_flops;
+  if (o.cpu_flops > 0) {
+    cpu.flops = o.cpu_flops;
+    matmul->reset();  // a given figure is neither measured nor the model's
+  }
   if (o.cpu_bandwidth > 0) cpu.bandwidth = o.cpu_bandwidth;
   if (o.cpu_flops > 0 || o.cpu_bandwidth > 0) {
     cpu.basis = model::Say("advise.cpu_basis.given").Flops("flops", cpu.flops).Rate("bandwidth", cpu.bandwidth);
@@ -187,14 +234,38 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   if (!db.ok()) return db.status();
   auto prices = knowledge::PricesWithOverrides(o.prices);
   if (!prices.ok()) return prices.status();
-  auto cpu = CpuFigures(o, *workload);
+  std::optional<app::MatmulFigure> matmul_cpu;
+  auto cpu = CpuFigures(o, *workload, &matmul_cpu);
   if (!cpu.ok()) return cpu.status();
-  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices);
+  std::vector<std::string> left_out = app::NotRankedByAdvise((*db)->gpus());
+  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices, [](const model::GpuSpec& g) { return !app::IsNotAServerGpu(g); });
   if (!advice.ok()) return advice.status();
+  // A matmul: the fp32-against-fp32 comparison with the top GPU, by the one definition the
+  // tour and report use (app/matmul_comparison.h), tensor cores apart.
+  std::optional<app::MatmulComparison> comparison;
+  if (matmul_cpu && !advice->gpus.empty()) {
+    comparison = app::CompareMatmul(nullptr, nullptr, advice->gpus.front().gpu);
+    comparison->cpu = *matmul_cpu;
+  }
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(AdviceToJson(*workload, *cpu, *advice, ctx.texts));
+    auto doc = AdviceToJson(*workload, *cpu, *advice, ctx.texts);
+    doc["matmul_comparison"] = comparison ? app::MatmulComparisonJson(*comparison) : nlohmann::json(nullptr);
+    if (comparison) doc["matmul_comparison"]["gpu"] = advice->gpus.front().gpu->name;
+    doc["not_ranked"] = left_out;
+    ctx.out << report::RenderJson(doc);
   } else {
     ctx.out << RenderAdvice(*workload, *cpu, *advice, o.top, ctx.texts);
+    if (!left_out.empty()) ctx.out << "  " << Tr(ctx.texts, "advise.not_ranked", fmt::arg("count", left_out.size())) << "\n";
+    if (comparison && comparison->Fp32Speedup()) {
+      std::string line = Tr(ctx.texts, "advise.matmul_comparison", fmt::arg("gpu", GpuNameText(advice->gpus.front().gpu->name, ctx.texts)),
+                            fmt::arg("fp32", app::FormatSpeedup(*comparison->Fp32Speedup())),
+                            fmt::arg("cpu_source", ctx.texts.Get("summary.source." + comparison->cpu.source)));
+      if (auto tensor = comparison->TensorSpeedup()) {
+        line += (ctx.texts.language() == report::Language::kZh ? "" : " ") +
+                Tr(ctx.texts, "advise.matmul_comparison_tensor", fmt::arg("tensor", app::FormatSpeedup(*tensor)));
+      }
+      ctx.out << "\n" << line << "\n";
+    }
   }
   return core::ExitCode::kOk;
 }

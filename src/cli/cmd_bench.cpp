@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/gpu_absence.h"
+#include "app/matmul_comparison.h"
 #include "bench/cuda/cuda_device.h"
 #include "bench/pipeline.h"
 #include "bench/registry.h"
@@ -182,14 +183,28 @@ core::Result<core::ExitCode> RunBench(VerbContext& ctx, const BenchOptions& o) {
   }
 
   nlohmann::json document = BenchToJson(*report, ctx.texts);
+  // CPU against GPU on a matmul, by the one definition the tour, report and advise use: only
+  // what this run measured (fp32 against fp32; tensor cores apart).
+  app::MatmulComparison matmul = app::CompareMatmul(&*report, nullptr, nullptr);
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(document);
+    nlohmann::json shown = document;
+    shown["matmul_comparison"] = matmul.cpu.known() ? app::MatmulComparisonJson(matmul) : nlohmann::json(nullptr);
+    ctx.out << report::RenderJson(shown);
   } else if (o.csv) {
     ctx.out << BenchToCsv(*report);
   } else {
     bench::BenchDocument shown = *report;  // the reason in the reader's words; JSON and history keep the English
     if (!shown.gpu_absent_reason.empty()) shown.gpu_absent_reason = GpuAbsenceText(ctx.texts, shown.gpu_absent_reason);
     ctx.out << RenderBench(shown, ctx.texts);
+    if (auto fp32 = matmul.Fp32Speedup()) {
+      std::string line = Tr(ctx.texts, "bench.matmul_comparison", fmt::arg("fp32", app::FormatSpeedup(*fp32)),
+                            fmt::arg("gpu", matmul.gpu_fp32.name), fmt::arg("cpu", matmul.cpu.name));
+      if (auto tensor = matmul.TensorSpeedup()) {
+        line += (ctx.texts.language() == report::Language::kZh ? "" : " ") +
+                Tr(ctx.texts, "bench.matmul_comparison_tensor", fmt::arg("tensor", app::FormatSpeedup(*tensor)));
+      }
+      ctx.out << "\n" << line << "\n";
+    }
   }
   bool problems = false;
   for (const auto& r : report->results) {

@@ -105,6 +105,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
       auto doc = report::MakeDocument(action == "show" ? "gpu" : "gpus_compare");
       if (action == "show") {
         doc["gpu"] = GpuToJson(*gpus->front(), t);
+        doc["healthy"] = HealthyFiguresJson(*gpus->front());
       } else {
         doc["gpus"] = nlohmann::json::array();
         for (const auto* g : *gpus) doc["gpus"].push_back(GpuToJson(*g, t));
@@ -122,6 +123,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
       if (ctx.options.json) {
         auto doc = report::MakeDocument("gpu");
         doc["gpu"] = GpuToJson(**found, t);
+        doc["healthy"] = HealthyFiguresJson(**found);
         ctx.out << report::RenderJson(doc);
       } else {
         ctx.out << RenderGpuShow(**found, t);

@@ -9,17 +9,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <deque>
 #include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "app/inspect_state.h"
 #include "cli/command.h"
 #include "cli/inspect_interconnect.h"
 #include "cli/inspect_view.h"
+#include "core/clock.h"
 #include "core/file_io.h"
 #include "core/terminal_text.h"
 #include "core/units.h"
@@ -58,6 +61,30 @@ std::string SourceText(const app::GpuReading& r, const report::Texts& t) {
   }
   return Tr(t, "inspect.source.file", fmt::arg("file", r.from == "-" ? t.Get("inspect.source.stdin") : r.from),
             fmt::arg("format", t.Get("inspect.format." + format)));
+}
+
+// "captured: Fri Jul  3 22:10:45 2026, 12 days ago (...)": the capture's date and age.
+std::string CapturedLine(const app::CaptureDate& d, const report::Texts& t) {
+  std::string age;
+  if (d.ahead_of_clock) {
+    age = t.Get("inspect.captured.ahead");
+  } else if (!d.age_days) {
+    age = t.Get("inspect.captured.age_unknown");
+  } else if (*d.age_days == 0) {
+    age = t.Get("inspect.captured.age_today");
+  } else if (*d.age_days == 1) {
+    age = t.Get("inspect.captured.age_one_day");
+  } else {
+    age = Tr(t, "inspect.captured.age_days", fmt::arg("days", *d.age_days));
+  }
+  // English readers see the timestamp as nvidia-smi printed it; Chinese readers the same
+  // moment as numbers (no English day and month names), or the text quoted as data.
+  std::string when = d.timestamp;
+  if (t.language() == report::Language::kZh) {
+    when = d.epoch_s ? fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(static_cast<std::time_t>(*d.epoch_s)))
+                     : report::QuotedValue(d.timestamp, t);
+  }
+  return Tr(t, "inspect.captured", fmt::arg("timestamp", when), fmt::arg("age", age));
 }
 
 // Invalid UTF-8 never reaches here (parsers replace it), but a dump must not throw whatever
@@ -172,6 +199,13 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   auto reading = app::ReadGpuState(o.from, text ? &*text : nullptr);
   if (!reading.ok()) return reading.status();
   PrintWarnings(ctx, *reading);
+  std::int64_t now_s = 0;  // the reference for a capture's age; live state has none
+  if (!o.from.empty()) {
+    auto now = core::NowEpochSeconds();
+    if (!now.ok()) return now.status();
+    now_s = *now;
+  }
+  const std::optional<app::CaptureDate> date = app::CaptureDateOf(*reading, now_s);
 
   if (!o.query_gpu.empty()) {
     std::vector<Snapshot> all;
@@ -185,15 +219,16 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
   }
   std::vector<telemetry::Finding> findings_all;
   if (ctx.options.json) {
-    ctx.out << report::RenderJson(app::InspectDocument(*reading, ctx.texts, &findings_all));
+    ctx.out << report::RenderJson(app::InspectDocument(*reading, ctx.texts, now_s, &findings_all));
   } else {
     int width = TerminalWidth();
     std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", SourceText(*reading, ctx.texts))) + "\n";
+    if (date) out += CapturedLine(*date, ctx.texts) + "\n";
     for (const auto& set : reading->sets) {
       out += "\n";
       if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", CaptureValueText("state", set.state, ctx.texts))) + "\n";
       for (const auto& g : set.gpus) out += RenderGpu(g, app::SpecOf(g), ctx.texts, width) + "\n";
-      auto assessment = telemetry::Assess(set.gpus);
+      auto assessment = app::AssessReading(set.gpus, date);
       findings_all.insert(findings_all.end(), assessment.findings.begin(), assessment.findings.end());
       out += "\n" + report::RenderAssessment(assessment, ctx.texts);
     }

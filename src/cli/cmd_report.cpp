@@ -51,7 +51,10 @@ core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o)
   }
   auto spec = app::ResolveGpuSpec(sources, o.gpu);
   if (!spec.ok()) return spec.status();
-  app::MachineSummary summary = app::Summarize(sources, *spec);
+  // Measured now: the load while it ran is known; from saved files it is not.
+  std::optional<app::MachineLoad> load;
+  if (o.from.empty() && sources.bench) load = app::ReadMachineLoad(sources.bench->cpu.logical_cpus);
+  app::MachineSummary summary = app::Summarize(sources, *spec, load);
   auto problems = app::Problems(sources);
   auto verdict = app::Verdict(summary, static_cast<int>(problems.size()), ctx.texts);
   report::HtmlReport html =
@@ -63,6 +66,7 @@ core::Result<core::ExitCode> RunReport(VerbContext& ctx, const ReportOptions& o)
     doc["charts"] = html.charts.size();
     doc["findings"] = html.findings.size();
     doc["verdict"] = verdict;
+    doc["matmul_comparison"] = app::MatmulComparisonJson(summary.matmul);
     ctx.out << report::RenderJson(doc);
   } else {
     for (const auto& line : verdict) ctx.out << line << "\n";

@@ -187,7 +187,8 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
 
   auto spec = ResolveGpuSpec(sources, o.gpu);
   if (!spec.ok()) return spec.status();
-  MachineSummary summary = Summarize(sources, *spec);
+  // The load while the figures were measured: a busy machine's CPU figures read low.
+  MachineSummary summary = Summarize(sources, *spec, app::ReadMachineLoad(cpu.logical_cpus));
   std::vector<Problem> problems = Problems(sources);
   std::vector<std::string> verdict = Verdict(summary, static_cast<int>(problems.size()), t);
   bool failed = SmokeFailed(sources.gpu);
@@ -216,6 +217,7 @@ core::Result<core::ExitCode> RunTour(VerbContext& ctx, const TourOptions& o) {
     doc["side_by_side"] = json::array();
     for (const auto& row : SideBySideRows(summary, t)) doc["side_by_side"].push_back({{"quantity", row[0]}, {"cpu", row[1]}, {"gpu", row[2]}});
     doc["crossover_why"] = app::CrossoverWhyLines(summary, t);
+    doc["matmul_comparison"] = app::MatmulComparisonJson(summary.matmul);
     doc["problems"] = json::array();
     for (const auto& p : problems) doc["problems"].push_back({{"severity", p.severity}, {"title", p.title}, {"evidence", p.evidence}, {"fix", p.fix}});
     doc["verdict"] = verdict;

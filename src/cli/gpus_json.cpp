@@ -4,6 +4,7 @@
 // verbs cannot disagree.
 #include <fmt/format.h>
 
+#include "app/healthy_card.h"
 #include "cli/gpus_view.h"
 #include "report/phrase_text.h"
 #include "model/spec_derivation.h"
@@ -27,6 +28,17 @@ json Si(const SpecFigure& figure, double scale, const char* key, json* not_appli
 json Opt(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 }  // namespace
+
+json HealthyFiguresJson(const GpuSpec& g) {
+  json out = json::array();
+  for (const app::HealthyFigure& f : app::HealthyFigures(g)) {
+    out.push_back({{"id", f.id}, {"benchmark", f.benchmark}, {"unit", f.unit}, {"peak", f.peak},
+                   {"low_share", f.low_share}, {"high_share", f.high_share}, {"low", f.Low()}, {"high", f.High()},
+                   {"published", f.published()}, {"source", f.published() ? json(f.source) : json(nullptr)},
+                   {"worry", f.worry}});
+  }
+  return out;
+}
 
 json LinkJson(const GpuSpec& g, const model::GpuLink& link, const report::Texts& t) {
   return {{"kind", model::LinkKindId(link.kind)}, {"name", Say(t, model::LinkName(g, link))},

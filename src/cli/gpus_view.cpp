@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/healthy_card.h"
 #include "cli/command.h"
 #include "report/phrase_text.h"
 #include "core/units.h"
@@ -57,6 +58,36 @@ std::string DataNote(const report::Texts& t, const std::string& note) {
 struct Line {
   std::string label, value, explanation;
 };
+
+std::string Percent(double share) { return fmt::format("{:.0f}%", share * 100); }
+std::string Rate(const app::HealthyFigure& f, double value) {
+  return f.unit == "FLOP/s" ? core::FormatFlops(value) : core::FormatBytesPerSecond(value);
+}
+
+// What a healthy card of this kind measures (app/healthy_card.h): the value, the share of the
+// peak it is, where the share comes from and when to worry.
+std::vector<Line> HealthyLines(const GpuSpec& g, const report::Texts& t) {
+  std::vector<Line> lines;
+  for (const app::HealthyFigure& f : app::HealthyFigures(g)) {
+    std::string label = Tr(t, "gpus.healthy." + f.id, fmt::arg("memory", g.memory_type), fmt::arg("bench", f.benchmark));
+    std::string value, explanation;
+    if (f.published()) {
+      value = Tr(t, "gpus.healthy.range_value", fmt::arg("low", Rate(f, f.Low())), fmt::arg("high", Rate(f, f.High())),
+                 fmt::arg("low_share", Percent(f.low_share)), fmt::arg("high_share", Percent(f.high_share)),
+                 fmt::arg("peak", Rate(f, f.peak)));
+      std::string source = t.language() == report::Language::kEn ? f.source : t.Get("gpus.healthy.source_in_docs");
+      explanation = Tr(t, "gpus.healthy.published", fmt::arg("source", source)) + " " +
+                    Tr(t, "gpus.healthy.worry_below", fmt::arg("low", Rate(f, f.Low()))) + " " +
+                    t.Get("gpus.healthy.worry." + f.worry);
+    } else {
+      value = Tr(t, "gpus.healthy.expected_value", fmt::arg("value", Rate(f, f.Low())), fmt::arg("share", Percent(f.low_share)),
+                 fmt::arg("peak", Rate(f, f.peak)));
+      explanation = t.Get("gpus.healthy.model_expectation") + " " + t.Get("gpus.healthy.worry." + f.worry);
+    }
+    lines.push_back({label, value, explanation});
+  }
+  return lines;
+}
 
 void Emit(std::string* out, const std::vector<Line>& lines) {
   int width = 0;
@@ -206,6 +237,15 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   links.push_back({t.Get("gpus.show.form_factor"), Tr(t, "gpus.show.data", fmt::arg("value", g.form_factor)), t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
+
+  std::vector<Line> healthy = HealthyLines(g, t);
+  if (!healthy.empty()) {
+    out += "\n" + t.Get("gpus.section.healthy") + "\n";
+    Emit(&out, healthy);
+    std::string ids;
+    for (const auto& f : app::HealthyFigures(g)) ids += (ids.empty() ? "" : " ") + f.benchmark;
+    out += "  " + Tr(t, "gpus.healthy.measure", fmt::arg("ids", ids)) + "\n";
+  }
 
   out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
   std::string sources;

@@ -25,6 +25,10 @@ nlohmann::json GpuFiguresJson(const model::GpuSpec& gpu, const report::Texts& te
 /// A GPU-to-GPU link: kind, name, NVLink generation, bytes/s per direction, GPUs it joins.
 nlohmann::json LinkJson(const model::GpuSpec& gpu, const model::GpuLink& link, const report::Texts& texts);
 
+/// What a healthy card of this kind measures (app/healthy_card.h), for `gpus show --json`:
+/// [{id, benchmark, unit, peak, low_share, high_share, low, high, published, source}].
+nlohmann::json HealthyFiguresJson(const model::GpuSpec& gpu);
+
 std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& texts);
 std::string RenderGpuShow(const model::GpuSpec& gpu, const report::Texts& texts);
 std::string RenderGpuCompare(const std::vector<const model::GpuSpec*>& gpus, const report::Texts& texts);

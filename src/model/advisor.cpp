@@ -55,7 +55,7 @@ core::Status ValidateWorkload(const Workload& w) {
 }
 
 core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus,
-                            const PriceBook* prices) {
+                            const PriceBook* prices, const std::function<bool(const GpuSpec&)>& consider) {
   GPUPROBE_RETURN_IF_ERROR(ValidateWorkload(w));
   if (cpu.flops <= 0 || cpu.bandwidth <= 0) {
     return core::Status::InvalidArgument("the CPU's FLOP/s and bandwidth must be positive");
@@ -79,6 +79,7 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   }
 
   for (const auto& g : gpus) {
+    if (consider && !consider(g)) continue;
     auto peak = PeakFlops(g, w.dtype);
     if (!peak) peak = PeakFlops(g, "fp32");
     auto bandwidth = MemoryBandwidthBytesPerSecond(g);

@@ -10,6 +10,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,7 +109,8 @@ core::Status ValidateWorkload(const Workload& workload);
 /// Advises on `workload` given the CPU and the GPUs to consider (NVIDIA and AMD alike).
 /// `prices` (may be null) adds dollars per million calls and the cheapest worthwhile GPU.
 /// GPUs are listed fastest first; for an LLM workload, those the model fits on come first.
+/// `consider`, when given, leaves out the GPUs it returns false for (app/advise_candidates.h).
 core::Result<Advice> Advise(const Workload& workload, const CpuCapability& cpu, const std::vector<GpuSpec>& gpus,
-                            const PriceBook* prices = nullptr);
+                            const PriceBook* prices = nullptr, const std::function<bool(const GpuSpec&)>& consider = {});
 
 }  // namespace gpuprobe::model

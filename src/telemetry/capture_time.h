@@ -12,9 +12,10 @@
 
 namespace gpuprobe::telemetry {
 
-/// Seconds since 1970-01-01 of a timestamp in nvidia-smi's form ("Www Mmm dd hh:mm:ss yyyy",
-/// any run of spaces between fields), read as UTC; nullopt for anything else or a date before
-/// 1990 or after 2200.
+/// Seconds since 1970-01-01 of a timestamp in nvidia-smi's forms: "Www Mmm dd hh:mm:ss yyyy"
+/// (XML, -q text and the table; any run of spaces between fields) or "yyyy/mm/dd hh:mm:ss.fff"
+/// (--query-gpu=timestamp; the fraction optional and dropped), read as UTC; nullopt for
+/// anything else or a date before 1990 or after 2200.
 std::optional<std::int64_t> ParseSmiTimestamp(std::string_view text);
 
 /// Whole days from `captured` to `now` (both epoch seconds), never negative.

@@ -91,6 +91,7 @@ std::vector<SnapshotField> BuildFields() {
   auto add = [&](std::vector<std::string> names, std::string unit, Setter set, Getter get, bool query_gpu = true) {
     f.push_back({std::move(names), std::move(unit), query_gpu, std::move(set), std::move(get)});
   };
+  add({"timestamp"}, "", Text(&S::timestamp, "timestamp"), [](const S& s) { return Str(s.timestamp); });
   add({"index"}, "", Whole(&S::index, Quantity::kCount, "index"), [](const S& s) { return IntOf(s.index); });
   add({"name", "gpu_name"}, "", Text(&S::name, "name"), [](const S& s) { return Str(s.name); });
   add({"uuid", "gpu_uuid"}, "", Text(&S::uuid, "uuid"), [](const S& s) { return Str(s.uuid); });

@@ -44,7 +44,12 @@ TEST(MachineSummaryTest, CpuMeasuredGpuFromTheSpecSheet) {
   EXPECT_TRUE(s.cpu_fixed.known());
   EXPECT_EQ(s.gpu_bandwidth.source, "spec");
   EXPECT_DOUBLE_EQ(*s.gpu_bandwidth.value, 4.8e12);
-  EXPECT_EQ(s.gpu_matmul_name, "bf16 tensor cores");
+  // Matmul, fp32 against fp32 (app/matmul_comparison.h): the spec's FP32 peak, its tensor
+  // cores apart.
+  EXPECT_EQ(s.gpu_matmul_name_key, "summary.matmul.fp32");
+  EXPECT_EQ(s.gpu_matmul.source, "spec");
+  EXPECT_DOUBLE_EQ(*s.gpu_matmul.value, *H200()->fp32_vector_tflops.value * 1e12);
+  EXPECT_DOUBLE_EQ(*s.gpu_tensor.value, *H200()->fp16_bf16_tensor_dense_tflops.value * 1e12);
   EXPECT_EQ(s.gpu_link.source, "model");
   EXPECT_EQ(s.gpu_fixed.source, "model");
   ASSERT_TRUE(s.triad_crossover.has_value());
@@ -105,6 +110,7 @@ TEST(MachineSummaryTest, MeasuredGpuFiguresReplaceTheSpecSheet) {
   add("transfer.h2d_pinned", "64.0 KiB", 10e9, 65536);
   add("transfer.h2d_pinned", "256 MiB", 52e9, 268435456);
   add("launch.round_trip", "200 calls", 6e-6, 0);
+  add("matmul.cublas_fp32", "n=4096", 50e12, 0);
   add("matmul.cublas_bf16", "n=4096", 700e12, 0);
   src.gpu = {{"available", true}, {"devices", {{{"name", "NVIDIA H200"}, {"memory_bytes", 150e9}}}}};
   MachineSummary s = Summarize(src, H200());
@@ -114,7 +120,8 @@ TEST(MachineSummaryTest, MeasuredGpuFiguresReplaceTheSpecSheet) {
   EXPECT_DOUBLE_EQ(*s.gpu_bandwidth.value, 4.1e12);
   EXPECT_DOUBLE_EQ(*s.gpu_link.value, 52e9) << "the plateau, not the smallest copy";
   EXPECT_DOUBLE_EQ(*s.gpu_fixed.value, 6e-6);
-  EXPECT_DOUBLE_EQ(*s.gpu_matmul.value, 700e12);
+  EXPECT_DOUBLE_EQ(*s.gpu_matmul.value, 50e12) << "fp32 against the CPU's fp32, the measured SGEMM";
+  EXPECT_DOUBLE_EQ(*s.gpu_tensor.value, 700e12) << "the tensor cores, apart";
   auto verdict = Verdict(s, 0, English());
   EXPECT_NE(verdict[0].find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(verdict[0].find("(measured)"), std::string::npos);
@@ -140,7 +147,7 @@ TEST(MachineSummaryTest, WithoutABenchTheTourIdentityNamesTheCpu) {
 
 TEST(MachineSummaryTest, SideBySideRowsNameTheirSource) {
   auto rows = SideBySideRows(Summarize(Tour(), H200()), English());
-  ASSERT_EQ(rows.size(), 9u);
+  ASSERT_EQ(rows.size(), 10u);  // matmul fp32 and matmul on the bf16 tensor cores are two rows
   for (const auto& row : rows) ASSERT_EQ(row.size(), 3u);
   EXPECT_NE(rows[0][2].find("H200"), std::string::npos);
   EXPECT_NE(rows[1][1].find("measured"), std::string::npos);

@@ -96,5 +96,16 @@ TEST(CaptureTime, NvidiaSmiTimestampsAreRead) {
   EXPECT_EQ(AgeInDays(*t, *t - 100), 0);
 }
 
+// --query-gpu=timestamp's form, as in the real exporter CSVs of tests/fixtures/captures_public/csv.
+TEST(CaptureTime, QueryGpuTimestampsAreRead) {
+  auto t = ParseSmiTimestamp("2021/06/10 00:55:54.492");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(*t, 1623286554);  // date -u -d '2021-06-10 00:55:54' +%s
+  EXPECT_EQ(ParseSmiTimestamp("2021/06/10 00:55:54"), t) << "the fraction is optional";
+  EXPECT_FALSE(ParseSmiTimestamp("2021/13/10 00:55:54.492").has_value()) << "month 13";
+  EXPECT_FALSE(ParseSmiTimestamp("2021-06-10 00:55:54").has_value()) << "not nvidia-smi's separator";
+  EXPECT_FALSE(ParseSmiTimestamp("2021/06/10 00:55").has_value());
+}
+
 }  // namespace
 }  // namespace gpuprobe::telemetry

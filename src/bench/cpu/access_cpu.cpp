@@ -120,6 +120,12 @@ class AccessBenchmark : public Benchmark {
     }
     return cases;
   }
+  // The float array; the random walk adds its uint32 index and, while it is built, the order.
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    Footprint f;
+    f.host_bytes = static_cast<double>(c.size) * 4 * (random_ ? 3 : 1);
+    return f;
+  }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     w.bytes_read = static_cast<double>(c.size) * sizeof(float);  // useful bytes

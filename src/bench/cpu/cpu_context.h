@@ -26,6 +26,8 @@ class CpuContext : public BackendContext {
   ThreadPool& pool() { return pool_; }
   const model::CpuSpec& spec() const { return spec_; }
   void set_measured_clock_hz(double hz) { spec_.measured_clock_hz = hz; }
+  /// The RAM free for a run (MemAvailable), 0 when unknown; bench/memory_budget.h reads it.
+  void set_memory_free_bytes(std::uint64_t bytes) { device_.memory_free_bytes = bytes; }
 
  private:
   model::CpuSpec spec_;

@@ -99,6 +99,13 @@ class LatencyBenchmark : public Benchmark {
     }
     return cases;
   }
+  // One cache line per node of the cycle, and the 8-byte order it is shuffled from while built.
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    double nodes = std::max(static_cast<double>(c.size) / kLine, 2.0);
+    Footprint f;
+    f.host_bytes = nodes * (kLine + 8);
+    return f;
+  }
   Work WorkFor(const BenchCase&) const override {
     Work w;
     w.items = static_cast<double>(kStepsPerRun);

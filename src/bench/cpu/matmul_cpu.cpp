@@ -129,6 +129,13 @@ class MatmulBenchmark : public Benchmark {
     }
     return Availability::Yes();
   }
+  // A, B and C, n x n each.
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    double n = static_cast<double>(c.size);
+    Footprint f;
+    f.host_bytes = 3 * n * n * (rung_ == Rung::kOpenBlasD ? 8 : 4);
+    return f;
+  }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     double n = static_cast<double>(c.size);

@@ -164,6 +164,12 @@ class StreamBenchmark : public Benchmark {
     return cases;
   }
 
+  // Every operation allocates the three STREAM arrays (a, b, c), whichever it reads.
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    Footprint f;
+    f.host_bytes = 3.0 * static_cast<double>(c.size) * sizeof(double);
+    return f;
+  }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     double n = static_cast<double>(c.size);
@@ -257,6 +263,12 @@ class SweepBenchmark : public Benchmark {
     return cases;
   }
 
+  // One array of the case's size, read many times per iteration (the work counts the repeats).
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    Footprint f;
+    f.host_bytes = static_cast<double>(c.size) * sizeof(double);
+    return f;
+  }
   Work WorkFor(const BenchCase& c) const override {
     Work w;
     std::size_t n = c.size;

@@ -205,6 +205,18 @@ class GpuMatmulBenchmark : public Benchmark {
     for (int n : sizes) cases.push_back(BenchCase(fmt::format("n={}", n), static_cast<std::uint64_t>(n), 0, 0, rung_.name));
     return cases;
   }
+  // What MatmulInstance::Prepare allocates: A, B and C in fp32, and the rung's own inputs
+  // (bf16 or fp16: two n x n halves; int8: two byte matrices and an int32 C) and 16-bit C.
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    const double count = static_cast<double>(c.size) * static_cast<double>(c.size);
+    double bytes = 3 * 4 * count;
+    if (rung_.rung == Rung::kCublasBf16 || rung_.rung == Rung::kCublasFp16) bytes += 2 * 2 * count;
+    if (rung_.rung == Rung::kCublasInt8) bytes += 2 * count + 4 * count;
+    if (rung_.half_output) bytes += 2 * count;
+    Footprint f;
+    f.device_bytes = bytes;
+    return f;
+  }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
     const auto& ctx = FactsOf(context);
     if (c.size < 1 || c.size > 65536) return Availability::No("the matrix order must be between 1 and 65536");

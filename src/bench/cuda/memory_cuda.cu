@@ -233,6 +233,12 @@ class GpuStreamBenchmark : public Benchmark {
     }
     return Availability::Yes();
   }
+  // The arrays StreamInstance allocates (dot: two), c.size floats each (bench/memory_budget.h).
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    Footprint f;
+    f.device_bytes = (op_ == StreamOp::kDot ? 2.0 : 3.0) * 4.0 * static_cast<double>(c.size);
+    return f;
+  }
   Work WorkFor(const BenchCase& c) const override { return gpu::StreamWork(op_, c.size); }
   PlanEstimate Plan(const PredictionContext& pc, const BenchCase& c) const override {
     PlanEstimate plan = Benchmark::Plan(pc, c);

@@ -224,6 +224,17 @@ class TransferBenchmark : public Benchmark {
     for (std::uint64_t b : sizes) cases.push_back({core::FormatBytesBinary(static_cast<double>(b)), b, 0, static_cast<double>(b), ""});
     return cases;
   }
+  // What TransferInstance::Prepare allocates: one device buffer (two for device-to-device and
+  // both directions at once) and, unless device-to-device, a host buffer of the copy's size
+  // (two pinned ones for both directions).
+  std::optional<Footprint> FootprintFor(const BackendContext&, const BenchCase& c) const override {
+    const double bytes = static_cast<double>(c.size);
+    const bool two_device = kind_.direction == Direction::kDeviceToDevice || kind_.direction == Direction::kBidirectional;
+    Footprint f;
+    f.device_bytes = (two_device ? 2 : 1) * bytes;
+    f.host_bytes = kind_.direction == Direction::kDeviceToDevice ? 0 : (kind_.direction == Direction::kBidirectional && kind_.pinned ? 2 : 1) * bytes;
+    return f;
+  }
   Availability Check(const BackendContext& context, const BenchCase& c) const override {
     if (c.size < 4) return Availability::No("a copy needs at least 4 bytes");
     // Two device buffers at most; a size that does not fit is skipped and says so.

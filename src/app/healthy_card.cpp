@@ -1,0 +1,43 @@
+#include "app/healthy_card.h"
+
+#include <algorithm>
+
+#include "knowledge/embedded_knowledge.h"
+#include "model/advisor.h"
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::app {
+namespace {
+
+// The GPU range that covers benchmark `id` (any case), from the embedded table.
+const model::NormalRange* GpuRange(const std::string& id) {
+  auto ranges = knowledge::NormalRanges();
+  if (!ranges.ok()) return nullptr;
+  for (const model::NormalRange& r : **ranges) {
+    if (r.backend == "cuda" && std::find(r.ids.begin(), r.ids.end(), id) != r.ids.end()) return &r;
+  }
+  return nullptr;
+}
+
+void AddRanged(std::vector<HealthyFigure>* out, const char* id, const char* benchmark, const char* unit,
+               std::optional<double> peak) {
+  const model::NormalRange* range = GpuRange(benchmark);
+  if (!peak || *peak <= 0 || range == nullptr) return;
+  out->push_back({id, benchmark, unit, *peak, range->low, range->high, range->source, range->low_reason});
+}
+
+}  // namespace
+
+std::vector<HealthyFigure> HealthyFigures(const model::GpuSpec& gpu) {
+  std::vector<HealthyFigure> out;
+  AddRanged(&out, "memory_bandwidth", "memory.triad", "B/s", model::MemoryBandwidthBytesPerSecond(gpu));
+  // Pinned copies: no published range in the table; the model's expectation of the encoded
+  // link rate (model::kPcieEfficiency), which bench predicts them at.
+  if (auto pcie = model::DerivePcieBandwidth(gpu)) {
+    out.push_back({"pinned_copy", "transfer.h2d_pinned", "B/s", *pcie, model::kPcieEfficiency, model::kPcieEfficiency, "", "pcie"});
+  }
+  AddRanged(&out, "dense_gemm_bf16", "matmul.cublas_bf16", "FLOP/s", model::PeakFlops(gpu, "bf16"));
+  return out;
+}
+
+}  // namespace gpuprobe::app

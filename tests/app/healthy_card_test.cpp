@@ -1,0 +1,45 @@
+// What a healthy card measures, from the spec database and the normal ranges alone.
+#include "app/healthy_card.h"
+
+#include <gtest/gtest.h>
+
+#include "knowledge/embedded_knowledge.h"
+#include "model/advisor.h"
+#include "model/spec_derivation.h"
+
+namespace gpuprobe::app {
+namespace {
+
+const model::GpuSpec& Gpu(const std::string& name) { return **(*knowledge::Specs())->Find(name); }
+
+TEST(HealthyCard, H100ReachesThePublishedSharesOfItsPeaks) {
+  const model::GpuSpec& h100 = Gpu("h100-sxm");
+  auto figures = HealthyFigures(h100);
+  ASSERT_EQ(figures.size(), 3u);
+  EXPECT_EQ(figures[0].id, "memory_bandwidth");
+  EXPECT_EQ(figures[0].benchmark, "memory.triad");
+  EXPECT_DOUBLE_EQ(figures[0].peak, *model::MemoryBandwidthBytesPerSecond(h100));
+  EXPECT_DOUBLE_EQ(figures[0].low_share, 0.70);  // data/knowledge/normal_ranges.json, BabelStream
+  EXPECT_DOUBLE_EQ(figures[0].high_share, 0.93);
+  EXPECT_TRUE(figures[0].published());
+  EXPECT_NE(figures[0].source.find("BabelStream"), std::string::npos);
+
+  EXPECT_EQ(figures[1].id, "pinned_copy");
+  EXPECT_DOUBLE_EQ(figures[1].peak, *model::DerivePcieBandwidth(h100));
+  EXPECT_DOUBLE_EQ(figures[1].Low(), *model::DerivePcieBandwidth(h100) * model::kPcieEfficiency);
+  EXPECT_FALSE(figures[1].published()) << "no published range: the model's expectation, said as such";
+
+  EXPECT_EQ(figures[2].id, "dense_gemm_bf16");
+  EXPECT_DOUBLE_EQ(figures[2].peak, *model::PeakFlops(h100, "bf16"));
+  EXPECT_DOUBLE_EQ(figures[2].low_share, 0.60);
+  EXPECT_DOUBLE_EQ(figures[2].high_share, 0.87);
+}
+
+TEST(HealthyCard, NoTensorPeakNoGemmLine) {
+  // A GPU whose spec has no BF16 tensor figure (Pascal) has no GEMM line, never a guessed one.
+  const model::GpuSpec& p100 = Gpu("p100");
+  for (const auto& f : HealthyFigures(p100)) EXPECT_NE(f.id, "dense_gemm_bf16");
+}
+
+}  // namespace
+}  // namespace gpuprobe::app
