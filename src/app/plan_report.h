@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/plan_engine.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -62,6 +63,10 @@ struct PlanReport {
   const model::GpuPrice* gpu_price = nullptr;     ///< the --gpu's price, when known (owned by `prices`)
   bool traffic_requested = false;                 ///< --rps or --users was given
   std::shared_ptr<const model::PriceBook> prices; ///< the price table with --price applied
+  /// Inference on one GPU (--gpu or --gpu-from): the serving engine's budget, which is the fit
+  /// verdict (fits_on_gpu); app/plan_engine.h.
+  std::optional<PlanEngine> engine;
+  std::string fit_engine;  ///< inference: the engine whose budget the fit table applies ("vLLM V1", ...)
 };
 
 
@@ -83,6 +88,7 @@ struct PlanOptions {
   std::vector<std::string> prices;
   std::string train_tokens;
   bool seq_given = false;  ///< --seq was on the command line (else traffic sets it to P + O)
+  EngineFlags engine;      ///< --engine and the engine's own flags, --gpu-from (inference)
 };
 
 /// The whole report; InvalidArgument (exit 2) naming the flag for bad input.

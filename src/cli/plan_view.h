@@ -34,5 +34,9 @@ std::string RenderSpeed(const PlanReport& report, const report::Texts& texts);  
 std::string RenderOptions(const PlanReport& report, const report::Texts& texts);    ///< plan_options_view.cpp
 std::string RenderTraffic(const PlanReport& report, const report::Texts& texts);    ///< plan_options_view.cpp
 std::string RenderCost(const PlanReport& report, const report::Texts& texts);       ///< plan_options_view.cpp
+/// The serving engine's budget, verdict, command line and log lines (empty without one).
+std::string RenderEngine(const PlanReport& report, const report::Texts& texts);     ///< plan_engine_view.cpp
+/// The "engine" object of the plan's JSON (null without one); plan_engine_view.cpp.
+nlohmann::json EngineJson(const PlanReport& report, const report::Texts& texts);
 
 }  // namespace gpuprobe::cli

@@ -399,7 +399,12 @@ std::string EngineCommandLine(const EngineOptions& o, const EngineBudget& b, con
     case Engine::kLlamaCpp:
       cmd = fmt::format("llama-server -m {} -c {} -ngl {}", model, b.kv_tokens, b.gpu_layers);
       if (o.n_parallel > 1) cmd += fmt::format(" -np {}", o.n_parallel);
-      if (!kv_dtype().empty()) cmd += " --cache-type-k " + kv_dtype() + " --cache-type-v " + kv_dtype();
+      if (!o.cache_type_k.empty() || !o.cache_type_v.empty()) {
+        if (o.cache_type_k != "f16" && !o.cache_type_k.empty()) cmd += " --cache-type-k " + o.cache_type_k;
+        if (o.cache_type_v != "f16" && !o.cache_type_v.empty()) cmd += " --cache-type-v " + o.cache_type_v;
+      } else if (!kv_dtype().empty()) {
+        cmd += " --cache-type-k " + kv_dtype() + " --cache-type-v " + kv_dtype();
+      }
       break;
     case Engine::kTransformers:
       cmd = fmt::format("AutoModelForCausalLM.from_pretrained(\"{}\", device_map=\"auto\")", model);
