@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/inspect_state.h"
+#include "core/file_io.h"
 #include "core/units.h"
 #include "model/dtype.h"
 #include "model/quantity.h"
@@ -317,6 +318,85 @@ Result<PlanEngine> PlanWithEngine(const model::ModelShape& shape, const model::J
   p.command_line = model::EngineCommandLine(options, p.budget, model_name, p.tensor_parallel, p.pipeline_parallel);
   p.log_lines = EngineLogLines(options, p.budget, shape.num_layers);
   return p;
+}
+
+Result<LogComparison> ReadLogComparison(const std::string& path) {
+  auto text = core::ReadTextFile(path, kMaxCaptureBytes);
+  if (!text.ok()) return text.status().WithContext("--from-log");
+  LogComparison c;
+  c.file = path;
+  c.facts = telemetry::ReadEngineLog(*text);
+  if (c.facts.engine.empty()) {
+    return Status::InvalidArgument(fmt::format("--from-log {}: no start-up line of vLLM, SGLang, TensorRT-LLM or llama.cpp found", path))
+        .WithKeys("error.engine.log_unknown", {{"file", path}});
+  }
+  c.checks = telemetry::CheckEngineLog(c.facts);
+  return c;
+}
+
+void FlagsFromLog(const telemetry::EngineLogFacts& f, EngineFlags* flags, std::int64_t* seq, bool seq_given, int* tp) {
+  if (flags->engine.empty()) flags->engine = f.engine;
+  if (f.engine == "vllm" && f.generation == "v0" && flags->engine_version.empty()) flags->vllm_v0 = true;
+  if (!flags->gpu_memory_utilization && f.gpu_memory_utilization) flags->gpu_memory_utilization = f.gpu_memory_utilization;
+  if (!flags->max_model_len && !seq_given && f.max_model_len) *seq = *f.max_model_len;
+  if (f.tensor_parallel && *tp == 1) *tp = static_cast<int>(*f.tensor_parallel);
+  if (f.engine == "llama.cpp" && f.n_ctx && !flags->n_ctx) flags->n_ctx = f.n_ctx;
+}
+
+std::optional<EngineGpu> GpuFromLog(const telemetry::EngineLogFacts& f, const std::string& file) {
+  if (!f.total_bytes) return std::nullopt;
+  EngineGpu g;
+  g.name = "GPU";
+  g.from_driver = true;
+  g.source = file;
+  g.total_bytes = *f.total_bytes;
+  g.reported_total_bytes = *f.total_bytes;
+  g.free_bytes = f.free_bytes;
+  return g;
+}
+
+std::vector<LogAdvice> AdviseFromLog(const telemetry::EngineLogFacts& f, const PlanEngine* predicted, std::int64_t wanted_len) {
+  std::vector<LogAdvice> out;
+  const model::EngineBudget* b = predicted ? &predicted->budget : nullptr;
+  const double total = f.total_bytes.value_or(b ? b->total_bytes : 0);
+  const double util = f.gpu_memory_utilization.value_or(predicted ? predicted->options.gpu_memory_utilization.value_or(0.9) : 0.9);
+  const double kv = f.kv_cache_bytes.value_or(b ? b->kv_cache_bytes : 0);
+  // KV bytes per token: the log's own (GiB over tokens), else the prediction's.
+  double per_token = 0;
+  if (f.kv_cache_bytes && f.kv_tokens && *f.kv_tokens > 0) per_token = *f.kv_cache_bytes / static_cast<double>(*f.kv_tokens);
+  if (per_token <= 0 && predicted) per_token = predicted->kv_bytes_per_token;
+  const std::int64_t block = f.block_size.value_or(16);
+  auto round_up = [](double x) { return std::ceil(x * 100.0 - 1e-9) / 100.0; };
+  // The length asked for: the user's, else the one the log refused.
+  std::int64_t len = wanted_len > 0 ? wanted_len : f.max_model_len.value_or(b ? b->max_model_len : 0);
+  const bool too_long = f.failure == "max_len_exceeds_kv" || (wanted_len > 0 && f.kv_tokens && wanted_len > *f.kv_tokens);
+  if (too_long && len > 0) {
+    // The longest that fits now: the engine's own estimate, else its tokens, in whole blocks.
+    std::int64_t fits = f.estimated_max_len.value_or(0);
+    if (fits <= 0 && f.kv_tokens) fits = *f.kv_tokens;
+    if (fits <= 0 && f.gpu_blocks) fits = *f.gpu_blocks * block;
+    if (fits <= 0 && per_token > 0) fits = static_cast<std::int64_t>(kv / per_token);
+    fits = fits / block * block;
+    if (fits > 0) out.push_back({"--max-model-len", std::to_string(fits), "len"});
+    const double needed = f.kv_needed_bytes.value_or(per_token * static_cast<double>(len));
+    if (total > 0 && needed > 0) {
+      const double u = round_up(util + (needed - kv) / total);
+      if (u > util && u <= 0.98) out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", u), "util"});
+      if (needed / 2 <= kv) out.push_back({"--kv-cache-dtype", "fp8", "fp8"});
+    }
+  } else if (f.failure == "no_kv_memory" && total > 0) {
+    // Everything but the KV cache, plus one request's KV, as a share of the total.
+    double fixed = f.weights_bytes.value_or(b ? b->weights_bytes : 0) + f.non_torch_bytes.value_or(b ? b->non_torch_bytes : 0) +
+                   f.activation_peak_bytes.value_or(b ? b->activation_peak_bytes : 0);
+    double one = b ? b->kv_bytes_per_request : per_token * static_cast<double>(len);
+    if (fixed > 0) {
+      const double u = round_up((fixed + one) / total);
+      if (u <= 0.98) out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", u), "util"});
+    }
+  } else if (f.failure == "free_below_requested" && f.free_bytes && total > 0) {
+    out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", std::floor(*f.free_bytes / total * 100.0) / 100.0), "free"});
+  }
+  return out;
 }
 
 }  // namespace gpuprobe::app

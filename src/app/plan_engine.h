@@ -16,6 +16,7 @@
 #include "model/memory_planner.h"
 #include "model/serving_engine.h"
 #include "model/spec_database.h"
+#include "telemetry/engine_log.h"
 
 namespace gpuprobe::app {
 
@@ -93,5 +94,39 @@ core::Result<PlanEngine> PlanWithEngine(const model::ModelShape& shape, const mo
 /// model's decoder layers (llama.cpp's offload line).
 std::vector<std::string> EngineLogLines(const model::EngineOptions& options, const model::EngineBudget& budget,
                                         std::int64_t layers);
+
+/// One change of flag that would make the logged start-up work (or hold a longer context).
+struct LogAdvice {
+  std::string flag;    ///< "--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype"
+  std::string value;   ///< "18432", "0.93", "fp8"
+  std::string reason;  ///< text key ending of plan.log.advice.<reason>
+};
+
+/// `plan --from-log LOG`: an engine's start-up log read back (telemetry/engine_log.h), its
+/// figures checked against each other, held against plan's prediction for the same model,
+/// GPU and flags when the model is given, and the flag to change and by how much.
+struct LogComparison {
+  std::string file;
+  telemetry::EngineLogFacts facts;
+  std::vector<telemetry::LogCheck> checks;
+  std::vector<LogAdvice> advice;
+};
+
+/// Reads the log at `path`: InvalidArgument naming --from-log when it cannot be read or holds
+/// no start-up line of a known engine.
+core::Result<LogComparison> ReadLogComparison(const std::string& path);
+
+/// The engine flags the log implies, where `flags` leaves them unset: the engine and its
+/// generation, gpu_memory_utilization, the context, the split.
+/// `seq` takes the logged context unless `seq_given`; `tp` the logged split when it is 1.
+void FlagsFromLog(const telemetry::EngineLogFacts& facts, EngineFlags* flags, std::int64_t* seq, bool seq_given, int* tp);
+
+/// The GPU as the engine saw it in the log (its logged total), when the log gives one.
+std::optional<EngineGpu> GpuFromLog(const telemetry::EngineLogFacts& facts, const std::string& file);
+
+/// The flags to change: from the log's own figures, or from `predicted` where it has the
+/// figure the log lacks. `wanted_len`: a context the user asks for (--max-model-len), 0 if none.
+std::vector<LogAdvice> AdviseFromLog(const telemetry::EngineLogFacts& facts, const PlanEngine* predicted,
+                                     std::int64_t wanted_len);
 
 }  // namespace gpuprobe::app

@@ -300,8 +300,23 @@ void EngineFit(const PlanReport& report, const model::EngineOptions& options, co
 
 }  // namespace
 
-core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
+core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
   PlanReport report;
+  PlanOptions o = given;
+  if (!o.from_log.empty()) {
+    auto log = ReadLogComparison(o.from_log);
+    if (!log.ok()) return log.status();
+    report.from_log = std::move(log.value());
+    if (o.model_path.empty() && o.params.empty()) {
+      // Without the model the log is read back alone: its budget, its checks, the flags to change.
+      report.log_only = true;
+      report.from_log->advice = AdviseFromLog(report.from_log->facts, nullptr, o.engine.max_model_len.value_or(0));
+      return report;
+    }
+    // The same engine, flags and GPU as the log, where the command line does not say otherwise.
+    FlagsFromLog(report.from_log->facts, &o.engine, &o.seq, o.seq_given, &o.tp);
+    if (o.engine.max_model_len && *o.engine.max_model_len > 0 && !o.seq_given) o.seq = *o.engine.max_model_len;
+  }
   GPUPROBE_RETURN_IF_ERROR(CheckFlags(o));
   report.traffic_requested = o.rps || o.users;
   if (report.traffic_requested) {
@@ -339,6 +354,15 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
       auto gpu = ReadEngineGpu(o.engine.gpu_from);
       if (!gpu.ok()) return gpu.status();
       engine_gpu = std::move(gpu.value());
+    } else if (report.from_log) {
+      engine_gpu = GpuFromLog(report.from_log->facts, o.from_log);
+      if (engine_gpu && !o.gpu.empty()) {
+        auto spec = db.Find(o.gpu);
+        if (spec.ok()) {
+          engine_gpu->spec = *spec;
+          engine_gpu->name = (*spec)->name;
+        }
+      }
     }
   } else if (!o.engine.gpu_from.empty()) {
     return core::Status::InvalidArgument("--gpu-from plans a serving engine on that GPU; use it with --mode infer");
@@ -388,6 +412,10 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
     if (an != bn) return an < bn;
     return a.fit.usable_bytes > b.fit.usable_bytes;
   });
+  if (report.from_log) {
+    std::int64_t wanted = given.engine.max_model_len.value_or(0);
+    report.from_log->advice = AdviseFromLog(report.from_log->facts, report.engine ? &*report.engine : nullptr, wanted);
+  }
   if (report.gpu != nullptr) {
     GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
     if (report.engine) report.fits_on_gpu = report.engine->fits;

@@ -66,6 +66,8 @@ struct PlanReport {
   /// Inference on one GPU (--gpu or --gpu-from): the serving engine's budget, which is the fit
   /// verdict (fits_on_gpu); app/plan_engine.h.
   std::optional<PlanEngine> engine;
+  std::optional<LogComparison> from_log;  ///< --from-log: the engine's log read back
+  bool log_only = false;                  ///< --from-log without a model: only the log's section
   std::string fit_engine;  ///< inference: the engine whose budget the fit table applies ("vLLM V1", ...)
 };
 
@@ -89,6 +91,7 @@ struct PlanOptions {
   std::string train_tokens;
   bool seq_given = false;  ///< --seq was on the command line (else traffic sets it to P + O)
   EngineFlags engine;      ///< --engine and the engine's own flags, --gpu-from (inference)
+  std::string from_log;    ///< an engine's start-up log to read back and compare
 };
 
 /// The whole report; InvalidArgument (exit 2) naming the flag for bad input.

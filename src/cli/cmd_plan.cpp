@@ -18,6 +18,15 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, app::PlanOptions o, bool 
   o.engine.headroom = o.headroom;
   auto report = app::BuildPlanReport(o);
   if (!report.ok()) return report.status();
+  if (report->log_only) {
+    // --from-log without a model: the log read back, its checks and the flags to change.
+    if (ctx.options.json) {
+      ctx.out << report::RenderJson({{"schema", "gpuprobe.plan.v1"}, {"from_log", FromLogJson(*report, ctx.texts)}});
+    } else {
+      ctx.out << RenderFromLog(*report, ctx.texts);
+    }
+    return report->from_log->facts.failure.empty() ? core::ExitCode::kOk : core::ExitCode::kProblemsFound;
+  }
   if (ctx.options.json) {
     ctx.out << report::RenderJson(PlanToJson(*report, ctx.texts));
   } else {
@@ -64,6 +73,7 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_option("--engine", e.engine, "vllm (default) | sglang | trtllm | llama.cpp | transformers");
   command->add_option("--engine-version", e.engine_version, "vLLM version or generation: v0, v1, 0.6.4 ...");
   command->add_flag("--vllm-v0", e.vllm_v0, "vLLM's V0 engine");
+  command->add_option("--from-log", o->from_log, "an engine's start-up log: its budget read back, held against the plan");
   command->add_option("--gpu-from", e.gpu_from, "an nvidia-smi capture (any file inspect reads), or live");
   command->add_option("--gpu-memory-utilization", e.gpu_memory_utilization, "vLLM: share of total memory (default 0.9)");
   command->add_option("--max-model-len", e.max_model_len, "tokens per request (default --seq); -1: the longest that fits");

@@ -147,3 +147,83 @@ nlohmann::json EngineJson(const PlanReport& r, const report::Texts& t) {
 }
 
 }  // namespace gpuprobe::cli
+
+namespace gpuprobe::cli {
+namespace {
+
+std::string GiB(std::optional<double> bytes) { return bytes ? core::FormatBytesBinary(*bytes) : "-"; }
+std::string Count(std::optional<std::int64_t> n) { return n ? Int(*n) : "-"; }
+// A checked figure: bytes (the engines' sizes) in binary units, counts and ratios as numbers.
+std::string Figure(double v) { return v >= 1024.0 * 1024.0 ? core::FormatBytesBinary(v) : fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+std::string RenderFromLog(const PlanReport& r, const report::Texts& t) {
+  if (!r.from_log) return {};
+  const app::LogComparison& c = *r.from_log;
+  const telemetry::EngineLogFacts& f = c.facts;
+  const model::EngineBudget* b = r.engine ? &r.engine->budget : nullptr;
+  std::string engine = f.engine == "vllm" ? (f.generation.empty() ? "vLLM" : "vLLM " + f.generation) : f.engine;
+  std::string out = "\n" + Tr(t, "plan.log.title", fmt::arg("file", c.file), fmt::arg("engine", engine)) + "\n";
+  report::TextTable table({t.Get("plan.log.figure"), t.Get("plan.log.logged"), t.Get("plan.log.predicted")});
+  table.SetAlign(1, report::Align::kRight);
+  table.SetAlign(2, report::Align::kRight);
+  auto bytes_row = [&](const char* key, std::optional<double> logged, std::optional<double> predicted) {
+    if (!logged && !predicted) return;
+    table.AddRow({t.Get(key), GiB(logged), GiB(predicted)});
+  };
+  auto opt = [&](double v) { return b ? std::optional<double>(v) : std::nullopt; };
+  bytes_row("plan.log.row.total", f.total_bytes, opt(b ? b->total_bytes : 0));
+  bytes_row("plan.log.row.requested", f.requested_bytes, opt(b ? b->requested_bytes : 0));
+  bytes_row("plan.log.row.weights", f.weights_bytes, opt(b ? b->weights_bytes : 0));
+  bytes_row("plan.log.row.non_torch", f.non_torch_bytes, opt(b ? b->non_torch_bytes : 0));
+  bytes_row("plan.log.row.activation", f.activation_peak_bytes, opt(b ? b->activation_peak_bytes : 0));
+  bytes_row("plan.log.row.kv", f.kv_cache_bytes, opt(b ? b->kv_cache_bytes : 0));
+  if (f.kv_tokens || b) table.AddRow({t.Get("plan.log.row.tokens"), Count(f.kv_tokens), b ? Int(b->kv_tokens) : "-"});
+  if (f.gpu_blocks || (b && b->num_blocks > 0)) {
+    table.AddRow({t.Get("plan.log.row.blocks"), Count(f.gpu_blocks), b ? Int(b->num_blocks) : "-"});
+  }
+  if (f.max_concurrency || (b && b->max_concurrency > 0)) {
+    table.AddRow({t.Get("plan.log.row.concurrency"), f.max_concurrency ? fmt::format("{:.2f}x", *f.max_concurrency) : "-",
+                  b ? fmt::format("{:.2f}x", b->max_concurrency) : "-"});
+  }
+  out += table.Render(2);
+  if (!c.checks.empty()) {
+    out += "  " + t.Get("plan.log.checks") + "\n";
+    for (const auto& check : c.checks) {
+      out += "    " + Tr(t, check.holds ? "plan.log.check.holds" : "plan.log.check.differs",
+                         fmt::arg("what", t.Get("plan.log.check." + check.id)), fmt::arg("logged", Figure(check.logged)),
+                         fmt::arg("recomputed", Figure(check.recomputed))) + "\n";
+    }
+  }
+  out += "  " + (f.failure.empty() ? t.Get("plan.log.started") : t.Get("plan.log.failure." + f.failure)) + "\n";
+  if (!c.advice.empty()) {
+    out += "  " + t.Get("plan.log.advice") + "\n";
+    for (const auto& a : c.advice) {
+      out += "    " + Tr(t, "plan.log.advice." + a.reason, fmt::arg("change", "`" + a.flag + " " + a.value + "`")) + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json FromLogJson(const PlanReport& r, const report::Texts&) {
+  if (!r.from_log) return nullptr;
+  const app::LogComparison& c = *r.from_log;
+  const telemetry::EngineLogFacts& f = c.facts;
+  auto o = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& k : c.checks) checks.push_back({{"id", k.id}, {"logged", k.logged}, {"recomputed", k.recomputed}, {"holds", k.holds}});
+  nlohmann::json advice = nlohmann::json::array();
+  for (const auto& a : c.advice) advice.push_back({{"flag", a.flag}, {"value", a.value}, {"reason", a.reason}});
+  return {{"file", c.file}, {"engine", f.engine}, {"generation", f.generation.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.generation)},
+          {"logged", {{"total_bytes", o(f.total_bytes)}, {"free_bytes", o(f.free_bytes)},
+                      {"gpu_memory_utilization", o(f.gpu_memory_utilization)}, {"requested_bytes", o(f.requested_bytes)},
+                      {"weights_bytes", o(f.weights_bytes)}, {"non_torch_bytes", o(f.non_torch_bytes)},
+                      {"activation_peak_bytes", o(f.activation_peak_bytes)}, {"kv_cache_bytes", o(f.kv_cache_bytes)},
+                      {"gpu_blocks", o(f.gpu_blocks)}, {"kv_tokens", o(f.kv_tokens)}, {"max_model_len", o(f.max_model_len)},
+                      {"max_concurrency", o(f.max_concurrency)}, {"estimated_max_len", o(f.estimated_max_len)}}},
+          {"failure", f.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.failure)},
+          {"checks", checks}, {"advice", advice}, {"compared_with_plan", r.engine.has_value()}};
+}
+
+}  // namespace gpuprobe::cli

@@ -188,6 +188,7 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
     doc["gpu_spec"] = GpuFiguresJson(*r.gpu, texts);
     doc["price"] = PriceJson(r.gpu_price);
   }
+  if (r.from_log) doc["from_log"] = FromLogJson(r, texts);
   if (r.engine) {
     doc["engine"] = EngineJson(r, texts);
     doc["fits_on_gpu"] = r.fits_on_gpu;

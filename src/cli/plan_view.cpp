@@ -129,7 +129,7 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
 }  // namespace
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
-  std::string out = RenderModel(r, t) + RenderMemory(r, t) + RenderFits(r, t) + RenderEngine(r, t);
+  std::string out = RenderModel(r, t) + RenderMemory(r, t) + RenderFits(r, t) + RenderEngine(r, t) + RenderFromLog(r, t);
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
   return out;

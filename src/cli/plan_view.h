@@ -38,5 +38,8 @@ std::string RenderCost(const PlanReport& report, const report::Texts& texts);   
 std::string RenderEngine(const PlanReport& report, const report::Texts& texts);     ///< plan_engine_view.cpp
 /// The "engine" object of the plan's JSON (null without one); plan_engine_view.cpp.
 nlohmann::json EngineJson(const PlanReport& report, const report::Texts& texts);
+/// --from-log: the engine's logged budget, its checks, logged vs predicted, the flags to change.
+std::string RenderFromLog(const PlanReport& report, const report::Texts& texts);  ///< plan_engine_view.cpp
+nlohmann::json FromLogJson(const PlanReport& report, const report::Texts& texts);  ///< plan_engine_view.cpp
 
 }  // namespace gpuprobe::cli

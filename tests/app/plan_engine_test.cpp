@@ -214,6 +214,44 @@ TEST(PlanEngine, ValuesOutOfRangeNameTheirFlag) {
   EXPECT_EQ(r->engine->budget.max_model_len, r->shape.max_position_embeddings);
 }
 
+// --from-log on the refused start-up (vLLM 0.6.4 V0, Llama-3.1-8B at 29,000 tokens on
+// an RTX 3090, tests/fixtures/engine_logs/logs/007-...): the budget read back, and the flags
+// that make it start, from the log's own figures: 2.89 GiB of KV hold 23,648 tokens, one
+// request needs 29,000 x 128 KiB = 3.54 GiB, so 0.90 + 0.65 / 23.58 = 0.93.
+TEST(PlanEngine, FromLogSaysWhichFlagToChangeAndByHowMuch) {
+  PlanOptions o;
+  o.from_log = kFx + "engine_logs/logs/007-vllm-llama31-8b-rtx3090-29k-max-seq-len.log";
+  auto alone = BuildPlanReport(o);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  ASSERT_TRUE(alone->log_only);
+  const LogComparison& c = *alone->from_log;
+  EXPECT_EQ(c.facts.engine, "vllm");
+  EXPECT_EQ(c.facts.generation, "v0");
+  EXPECT_EQ(c.facts.failure, "max_len_exceeds_kv");
+  ASSERT_EQ(c.advice.size(), 3u);
+  EXPECT_EQ(c.advice[0].flag, "--max-model-len");
+  EXPECT_EQ(c.advice[0].value, "23648");
+  EXPECT_EQ(c.advice[1].flag, "--gpu-memory-utilization");
+  EXPECT_EQ(c.advice[1].value, "0.93");
+  EXPECT_EQ(c.advice[2].value, "fp8");
+  // With the model, plan predicts the same start-up on the logged GPU and refuses it too.
+  o.model_path = kLlama;
+  auto with_model = BuildPlanReport(o);
+  ASSERT_TRUE(with_model.ok()) << with_model.status().message();
+  ASSERT_TRUE(with_model->engine.has_value());
+  EXPECT_TRUE(with_model->engine->options.vllm_v0);
+  EXPECT_EQ(with_model->engine->budget.max_model_len, 29000);
+  EXPECT_NEAR(with_model->engine->gpu.total_bytes / kGiB, 23.58, 1e-9);
+  EXPECT_FALSE(with_model->engine->budget.starts);
+  EXPECT_FALSE(with_model->fits_on_gpu);
+  // Not an engine log: exit 2 naming the flag.
+  PlanOptions bad;
+  bad.from_log = kLlama;
+  auto r = BuildPlanReport(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--from-log"), std::string::npos);
+}
+
 TEST(PlanEngine, LiveWithoutADriverIsUnavailable) {
   setenv("GPUPROBE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
   auto gpu = ReadEngineGpu("live");
