@@ -62,7 +62,7 @@ TEST(PlanEngine, TheA10CaptureGivesTheUsableMemoryAndTheBatchThatFits) {
   EXPECT_NEAR(p.budget.requested_bytes, 0.9 * (23028 - 512) * kMiB, 1.0);
   ASSERT_TRUE(p.budget.starts);
   const auto batch_that_fits = static_cast<std::int64_t>(p.budget.max_concurrency);
-  EXPECT_GE(batch_that_fits, 1);
+  EXPECT_EQ(batch_that_fits, 3) << "3.80 requests of 8,192 tokens (docs/plan.md, 'Serving engines')";
   // One more request than that does not fit (it would queue): the verdict says so.
   PlanOptions more = o;
   more.batch = batch_that_fits + 1;
@@ -79,6 +79,10 @@ TEST(PlanEngine, TheA10CaptureGivesTheUsableMemoryAndTheBatchThatFits) {
   ASSERT_TRUE(r3->engine.has_value());
   EXPECT_FALSE(r3->engine->gpu.from_driver);
   EXPECT_GT(r3->engine->budget.kv_cache_bytes, p.budget.kv_cache_bytes);
+  spec.batch = 4;
+  auto r4 = BuildPlanReport(spec);
+  ASSERT_TRUE(r4.ok());
+  EXPECT_TRUE(r4->fits_on_gpu) << "the spec sheet promises batch 4; the ECC-on card holds 3";
 }
 
 // One truth: with --gpu, plan's verdict for inference is the engine's. The case:
