@@ -66,7 +66,8 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
   table.SetAlign(1, report::Align::kRight);
   table.AddRow({Tr(t, "plan.engine.row.requested." + std::string(model::EngineName(p.options.engine)),
                    fmt::arg("total", core::FormatBytesBinary(b.total_bytes)), fmt::arg("fraction", fmt::format("{:.3g}", Fraction(p)))),
-                core::FormatBytesBinary(b.requested_bytes)});
+                // llama.cpp: the memory it has (what it allocates is the rows below).
+                core::FormatBytesBinary(p.options.engine == Engine::kLlamaCpp ? b.total_bytes : b.requested_bytes)});
   table.AddRow({t.Get("plan.engine.row.weights"), core::FormatBytesBinary(b.weights_bytes)});
   if (b.activation_peak_bytes > 0) {
     table.AddRow({Tr(t, "plan.engine.row.activation", fmt::arg("tokens", Int(b.max_num_batched_tokens > 0 ? b.max_num_batched_tokens : 512))),

@@ -216,6 +216,16 @@ TEST(PlanEngine, ValuesOutOfRangeNameTheirFlag) {
   auto r = BuildPlanReport(auto_len);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->engine->budget.max_model_len, r->shape.max_position_embeddings);
+  // A shape without a context limit (--params): the longest the KV cache holds.
+  PlanOptions params;
+  params.params = "8B";
+  params.gpu = "4090";
+  params.engine.max_model_len = -1;
+  auto p = BuildPlanReport(params);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_GT(p->engine->budget.max_model_len, 4096);
+  EXPECT_EQ(p->engine->budget.max_model_len, p->engine->budget.longest_that_fits);
+  EXPECT_TRUE(p->engine->budget.starts);
 }
 
 // --from-log on the refused start-up (vLLM 0.6.4 V0, Llama-3.1-8B at 29,000 tokens on
