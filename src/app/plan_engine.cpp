@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "core/units.h"
 #include "model/dtype.h"
+#include "model/phrase.h"
 #include "model/quantity.h"
 #include "model/spec_derivation.h"
 
@@ -222,6 +223,7 @@ Result<EngineGpu> ReadEngineGpu(const std::string& from) {
     if (g.mig_slice_bytes > 0) {
       g.total_bytes = g.mig_slice_bytes;
       g.reported_total_bytes = g.mig_slice_bytes;
+      g.reserved_bytes = 0;  // the slice's memory is what its processes see
       g.free_bytes.reset();
     }
   }
@@ -233,6 +235,11 @@ std::vector<std::string> EngineLogLines(const model::EngineOptions& o, const mod
   const double kv_gib = std::max(0.0, b.kv_cache_bytes) / kGiB;
   switch (o.engine) {
     case Engine::kVllm:
+      if (b.failure == "weights_do_not_fit") {
+        // The weights do not load: the start-up ends in the loader, before any budget line.
+        lines.push_back("torch.OutOfMemoryError: CUDA out of memory.");
+        break;
+      }
       if (o.vllm_v0) {
         // vllm/worker/worker.py and vllm/executor/executor_base.py (V0).
         lines.push_back(fmt::format("# GPU blocks: {}", std::max<std::int64_t>(b.num_blocks, 0)));
@@ -311,6 +318,11 @@ Result<PlanEngine> PlanWithEngine(const model::ModelShape& shape, const model::J
   auto budget = model::PlanEngineBudget(shape, weights, p.tensor_parallel, p.pipeline_parallel, memory_seen, options);
   if (!budget.ok()) return budget.status();
   p.budget = std::move(budget.value());
+  const int split = p.tensor_parallel * p.pipeline_parallel;
+  if (gpu.from_driver && !gpu.source.empty() && gpu.count < split) {
+    // The capture shows fewer GPUs than the split needs: planned per GPU all the same.
+    p.budget.assumptions.push_back(model::Say("plan.engine.assume.fewer_gpus").Int("gpus", gpu.count).Int("needed", split));
+  }
   model::KvFootprint kv = model::KvFootprintOf(shape, options.kv_bytes_per_element, p.tensor_parallel, p.pipeline_parallel);
   p.kv_bytes_per_token = kv.full_bytes_per_token + kv.sliding_bytes_per_token;
   const double at_once = options.engine == Engine::kLlamaCpp ? static_cast<double>(options.n_parallel) : p.budget.max_concurrency;
