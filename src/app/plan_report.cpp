@@ -189,6 +189,25 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
   report->fits_on_gpu = report->fits.front().fit.fits;
   if (!report->fits_on_gpu) {
     report->options = model::FindFitOptions(report->shape, job, gpu, db, &prices);
+    if (report->engine) {
+      // Each way to make it fit is held to the same engine's budget (one truth), on the memory
+      // the engine section used where it is the same GPU.
+      for (model::FitOption& option : report->options) {
+        if (!option.fit.fits) continue;
+        EngineFlags flags = o.engine;
+        if (option.id == "shorter_context") flags.max_model_len.reset();
+        auto engine_options = EngineOptionsFrom(flags, option.job);
+        if (!engine_options.ok()) continue;
+        EngineGpu on = option.gpu == report->gpu ? report->engine->gpu : EngineGpuFromSpec(*option.gpu);
+        auto p = PlanWithEngine(report->shape, option.job, option.plan, on, *engine_options, "MODEL");
+        if (p.ok() && !p->fits) {
+          option.fit.fits = false;
+          option.throughput.reset();
+        }
+      }
+      std::stable_partition(report->options.begin(), report->options.end(),
+                            [](const model::FitOption& a) { return a.fit.fits; });
+    }
   } else {
     report->capacity = model::FindCapacity(report->shape, job, usable.bytes);
     if (job.mode == model::JobMode::kInfer) {
