@@ -113,6 +113,9 @@ core::Status BuildJob(const PlanOptions& o, PlanReport* report) {
     }
   }
   job.headroom = o.headroom;
+  if (o.engine.gpu_memory_utilization && (o.engine.engine.empty() || o.engine.engine.rfind("vllm", 0) == 0)) {
+    job.headroom = *o.engine.gpu_memory_utilization;  // vLLM's name for the same share
+  }
   // QLoRA recipes turn checkpointing on; others leave it off unless asked.
   job.activation_checkpointing = (job.mode == model::JobMode::kQlora || o.checkpointing) && !o.no_checkpointing;
   return core::Status::Ok();
@@ -127,6 +130,10 @@ core::Status CheckFlags(const PlanOptions& o) {
   GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kGpuCount, o.pp, "--pp"));
   GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kGpuCount, o.ep, "--ep", /*allow_zero=*/true));
   GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kHeadroom, o.headroom, "--headroom"));
+  if (o.engine.gpu_memory_utilization) {
+    GPUPROBE_RETURN_IF_ERROR(
+        model::CheckQuantity(Quantity::kHeadroom, *o.engine.gpu_memory_utilization, "--gpu-memory-utilization"));
+  }
   GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(Quantity::kLoraRank, o.lora_rank, "--lora-rank"));
   GPUPROBE_RETURN_IF_ERROR(
       model::CheckQuantity(Quantity::kTokens, static_cast<double>(o.shared_prefix), "--shared-prefix", true));
@@ -185,6 +192,25 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
   report->fits_on_gpu = report->fits.front().fit.fits;
   if (!report->fits_on_gpu) {
     report->options = model::FindFitOptions(report->shape, job, gpu, db, &prices);
+    if (report->engine) {
+      // Each way to make it fit is held to the same engine's budget (one truth), on the memory
+      // the engine section used where it is the same GPU.
+      for (model::FitOption& option : report->options) {
+        if (!option.fit.fits) continue;
+        EngineFlags flags = o.engine;
+        if (option.id == "shorter_context") flags.max_model_len.reset();
+        auto engine_options = EngineOptionsFrom(flags, option.job);
+        if (!engine_options.ok()) continue;
+        EngineGpu on = option.gpu == report->gpu ? report->engine->gpu : EngineGpuFromSpec(*option.gpu);
+        auto p = PlanWithEngine(report->shape, option.job, option.plan, on, *engine_options, "MODEL");
+        if (p.ok() && !p->fits) {
+          option.fit.fits = false;
+          option.throughput.reset();
+        }
+      }
+      std::stable_partition(report->options.begin(), report->options.end(),
+                            [](const model::FitOption& a) { return a.fit.fits; });
+    }
   } else {
     report->capacity = model::FindCapacity(report->shape, job, usable.bytes);
     if (job.mode == model::JobMode::kInfer) {
@@ -192,6 +218,29 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
     }
     auto throughput = model::PredictThroughput(report->shape, report->memory, job, gpu);
     if (throughput.ok()) report->throughput = std::move(throughput.value());
+  }
+  // Inference with an engine: capacity and concurrency are the engine's (one truth with its section).
+  if (report->engine && report->engine->budget.starts && job.mode == model::JobMode::kInfer) {
+    const model::EngineBudget& b = report->engine->budget;
+    const auto at_once = static_cast<std::int64_t>(std::floor(b.max_concurrency + 1e-9));
+    if (report->capacity) {
+      report->capacity->max_batch_at_seq = at_once;
+      report->capacity->max_seq_at_batch = b.kv_tokens / std::max<std::int64_t>(1, job.batch);
+    }
+    if (report->serving) {
+      report->serving->kv_budget_bytes = b.kv_cache_bytes;
+      report->serving->kv_bytes_per_sequence = b.kv_bytes_per_request;
+      report->serving->max_sequences = at_once;
+      report->serving->concurrency = b.max_concurrency;
+      if (job.shared_prefix > 0) {
+        // The prefix's full blocks are kept once and shared (vLLM's prefix caching).
+        const double block = static_cast<double>(std::max<std::int64_t>(1, b.block_size));
+        const double prefix = std::floor(static_cast<double>(job.shared_prefix) / block) * block * report->engine->kv_bytes_per_token;
+        const double own = b.kv_bytes_per_request - prefix;
+        report->serving->max_sequences_shared_prefix =
+            own > 0 && b.kv_cache_bytes > prefix ? static_cast<std::int64_t>(std::floor((b.kv_cache_bytes - prefix) / own)) : at_once;
+      }
+    }
   }
   if (report->traffic_requested) {
     auto traffic = model::SizeForTraffic(report->shape, job, gpu, TrafficOf(o));
@@ -221,10 +270,71 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
   return core::Status::Ok();
 }
 
+// The name the engine's command line starts: the Hub id or path given, a placeholder for --params.
+std::string EngineModelName(const PlanOptions& o, const PlanReport& report) {
+  const std::string& m = o.model_path;
+  const bool json_file = m.size() >= 5 && m.compare(m.size() - 5, 5, ".json") == 0;
+  if (m.empty() || m == "-" || json_file) return "MODEL";  // --params, or a config without its weights
+  return report.model_label.empty() ? m : report.model_label;
+}
+
+// The engine's verdict on one GPU of the fit table (inference): whether it starts and holds the
+// batch, the memory it may use and what its KV cache keeps free after the batch. Not fitting
+// on one, the fewest GPUs of a tensor-parallel split (2, 4, 8 dividing the KV heads) that do.
+void EngineFit(const PlanReport& report, const model::EngineOptions& options, const EngineGpu& gpu, PlanFit* row) {
+  auto at = [&](int tp) -> std::optional<PlanEngine> {
+    model::Job job = report.job;
+    job.tensor_parallel = tp;
+    auto memory = tp == report.job.tensor_parallel ? core::Result<model::MemoryPlan>(report.memory)
+                                                    : model::PlanMemory(report.shape, job);
+    if (!memory.ok()) return std::nullopt;
+    auto p = PlanWithEngine(report.shape, job, *memory, gpu, options, "MODEL");
+    if (!p.ok()) return std::nullopt;
+    return std::move(p.value());
+  };
+  auto here = at(report.job.tensor_parallel);
+  if (!here) return;
+  const model::EngineBudget& b = here->budget;
+  row->fit.fits = here->fits;
+  row->fit.usable_bytes = b.requested_bytes;
+  row->fit.free_after_bytes = b.kv_cache_bytes - static_cast<double>(report.job.batch) * b.kv_bytes_per_request;
+  const int split = model::GpusOfSplit(report.job);
+  if (here->fits) {
+    row->fit.gpus_needed = split;
+    return;
+  }
+  row->fit.gpus_needed = 0;
+  if (split > 1) return;
+  const std::int64_t heads = std::max<std::int64_t>(1, report.shape.num_kv_heads);
+  for (int tp : {2, 4, 8}) {
+    if (heads % tp != 0 && tp % heads != 0) continue;
+    auto split_plan = at(tp);
+    if (split_plan && split_plan->fits) {
+      row->fit.gpus_needed = tp;
+      return;
+    }
+  }
+}
+
 }  // namespace
 
-core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
+core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
   PlanReport report;
+  PlanOptions o = given;
+  if (!o.from_log.empty()) {
+    auto log = ReadLogComparison(o.from_log);
+    if (!log.ok()) return log.status();
+    report.from_log = std::move(log.value());
+    if (o.model_path.empty() && o.params.empty()) {
+      // Without the model the log is read back alone: its budget, its checks, the flags to change.
+      report.log_only = true;
+      report.from_log->advice = AdviseFromLog(report.from_log->facts, nullptr, o.engine.max_model_len.value_or(0));
+      return report;
+    }
+    // The same engine, flags and GPU as the log, where the command line does not say otherwise.
+    FlagsFromLog(report.from_log->facts, &o.engine, &o.seq, o.seq_given, &o.tp);
+    if (o.engine.max_model_len && *o.engine.max_model_len > 0 && !o.seq_given) o.seq = *o.engine.max_model_len;
+  }
   GPUPROBE_RETURN_IF_ERROR(CheckFlags(o));
   report.traffic_requested = o.rps || o.users;
   if (report.traffic_requested) {
@@ -241,6 +351,7 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
     GPUPROBE_RETURN_IF_ERROR(model::CheckQuantity(model::Quantity::kTrainTokens, std::floor(*tokens), "--train-tokens"));
     report.train_tokens = std::floor(*tokens);
   }
+
   auto db_result = knowledge::Specs();
   if (!db_result.ok()) return db_result.status();
   const model::SpecDatabase& db = **db_result;
@@ -248,12 +359,46 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   if (!prices.ok()) return prices.status();
   report.prices = std::make_shared<model::PriceBook>(std::move(prices.value()));
 
+  // The serving engine (inference only; training modes ignore the engine's flags), and the GPU
+  // as its driver reports it (--gpu-from), which names the GPU when --gpu does not.
+  std::optional<model::EngineOptions> engine_options;
+  std::optional<EngineGpu> engine_gpu;
+  if (report.job.mode == model::JobMode::kInfer) {
+    auto options = EngineOptionsFrom(o.engine, report.job);
+    if (!options.ok()) return options.status();
+    engine_options = std::move(options.value());
+    if (!o.engine.gpu_from.empty()) {
+      auto gpu = ReadEngineGpu(o.engine.gpu_from);
+      if (!gpu.ok()) return gpu.status();
+      engine_gpu = std::move(gpu.value());
+    } else if (report.from_log) {
+      engine_gpu = GpuFromLog(report.from_log->facts, o.from_log);
+      if (engine_gpu && !o.gpu.empty()) {
+        auto spec = db.Find(o.gpu);
+        if (spec.ok()) {
+          engine_gpu->spec = *spec;
+          engine_gpu->name = (*spec)->name;
+        }
+      }
+    }
+  } else if (!o.engine.gpu_from.empty()) {
+    return core::Status::InvalidArgument("--gpu-from plans a serving engine on that GPU; use it with --mode infer");
+  }
   std::vector<const model::GpuSpec*> candidates;
-  if (!o.gpu.empty()) {
+  if (o.gpu.empty() && engine_gpu) {
+    report.gpu = engine_gpu->spec;
+    if (report.gpu != nullptr) candidates.push_back(report.gpu);
+  } else if (!o.gpu.empty()) {
     auto found = db.Find(o.gpu);
     if (!found.ok()) return found.status().WithContext("--gpu");
     report.gpu = *found;
     candidates.push_back(*found);
+  } else if (!engine_gpu) {
+    for (const auto& g : db.gpus()) {
+      if (g.memory_size_gb_vendor.known()) candidates.push_back(&g);
+    }
+  }
+  if (report.gpu != nullptr) {
     // The job as this GPU runs it (a bf16 default is fp16 where the GPU has no bf16).
     report.dtype_fp16_for_gpu = Bf16DefaultBecameFp16(report.job, *report.gpu, DefaultsOf(o));
     report.job = PlanJobForGpu(report.job, *report.gpu, DefaultsOf(o));
@@ -261,14 +406,27 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
   auto memory = model::PlanMemory(report.shape, report.job);
   if (!memory.ok()) return memory.status();
   report.memory = std::move(memory.value());
-  if (o.gpu.empty()) {
-    for (const auto& g : db.gpus()) {
-      if (g.memory_size_gb_vendor.known()) candidates.push_back(&g);
-    }
-  }
   for (const auto* g : candidates) {
     model::UsableMemory usable = model::DriverUsableMemory(*g);
     report.fits.push_back({g, model::CheckFit(report.memory, report.job, usable.bytes, static_cast<int>(report.shape.num_heads)), usable.estimated});
+  }
+  // Inference: the serving engine's budget is the verdict, on every GPU of the table (one truth
+  // with the engine section below).
+  if (engine_options) {
+    report.fit_engine = EngineDisplayName(*engine_options);
+    for (PlanFit& row : report.fits) {
+      const bool captured = engine_gpu.has_value();  // then the table holds that one GPU
+      EngineFit(report, *engine_options, captured ? *engine_gpu : EngineGpuFromSpec(*row.gpu), &row);
+      if (captured) row.usable_estimated = false;
+    }
+    std::optional<EngineGpu> gpu = engine_gpu;
+    if (!gpu && report.gpu != nullptr) gpu = EngineGpuFromSpec(*report.gpu);
+    if (gpu) {
+      auto planned = PlanWithEngine(report.shape, report.job, report.memory, *gpu, *engine_options, EngineModelName(o, report));
+      if (!planned.ok()) return planned.status();
+      report.engine = std::move(planned.value());
+      report.fits_on_gpu = report.engine->fits;
+    }
   }
   // Fits first (smallest card that fits first: the cheapest adequate choice), then fewest GPUs.
   std::stable_sort(report.fits.begin(), report.fits.end(), [](const PlanFit& a, const PlanFit& b) {
@@ -279,7 +437,14 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& o) {
     if (an != bn) return an < bn;
     return a.fit.usable_bytes > b.fit.usable_bytes;
   });
-  if (report.gpu != nullptr) GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
+  if (report.from_log) {
+    std::int64_t wanted = given.engine.max_model_len.value_or(0);
+    report.from_log->advice = AdviseFromLog(report.from_log->facts, report.engine ? &*report.engine : nullptr, wanted);
+  }
+  if (report.gpu != nullptr) {
+    GPUPROBE_RETURN_IF_ERROR(AddGpuSections(o, db, *report.prices, &report));
+    if (report.engine) report.fits_on_gpu = report.engine->fits;
+  }
   if (report.gpu == nullptr && report.traffic_requested) {
     // The rental answer: every GPU with a price, each planned as `plan --gpu` would plan it.
     auto sweep = SweepRentals(report.shape, report.job, DefaultsOf(o), *report.prices, TrafficOf(o));

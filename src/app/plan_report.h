@@ -16,6 +16,7 @@
 
 #include "app/model_lookup.h"
 #include "app/plan_rental.h"
+#include "app/plan_engine.h"
 #include "checkpoint/model_source.h"
 #include "core/status.h"
 #include "model/fit_options.h"
@@ -86,6 +87,12 @@ struct PlanReport {
   double train_tokens = 0;                        ///< --train-tokens (training modes), 0 when not given
   std::optional<RentalFigures> rental;            ///< with --gpu and traffic: the planned load's rental figures
   std::optional<RentalSweep> rental_sweep;        ///< traffic without --gpu: every priced GPU (app/plan_rental.h)
+  /// Inference on one GPU (--gpu or --gpu-from): the serving engine's budget, which is the fit
+  /// verdict (fits_on_gpu); app/plan_engine.h.
+  std::optional<PlanEngine> engine;
+  std::optional<LogComparison> from_log;  ///< --from-log: the engine's log read back
+  bool log_only = false;                  ///< --from-log without a model: only the log's section
+  std::string fit_engine;  ///< inference: the engine whose budget the fit table applies ("vLLM V1", ...)
 };
 
 
@@ -107,6 +114,8 @@ struct PlanOptions {
   std::vector<std::string> prices;
   std::string train_tokens;
   bool seq_given = false;  ///< --seq was on the command line (else traffic sets it to P + O)
+  EngineFlags engine;      ///< --engine and the engine's own flags, --gpu-from (inference)
+  std::string from_log;    ///< an engine's start-up log to read back and compare
 };
 
 /// The whole report; InvalidArgument (exit 2) naming the flag for bad input.

@@ -12,10 +12,21 @@
 namespace gpuprobe::cli {
 namespace {
 
-core::Result<core::ExitCode> RunPlan(VerbContext& ctx, app::PlanOptions o, bool seq_given) {
+core::Result<core::ExitCode> RunPlan(VerbContext& ctx, app::PlanOptions o, bool seq_given, bool headroom_given) {
   o.seq_given = seq_given;
+  o.engine.headroom_given = headroom_given;
+  o.engine.headroom = o.headroom;
   auto report = app::BuildPlanReport(o);
   if (!report.ok()) return report.status();
+  if (report->log_only) {
+    // --from-log without a model: the log read back, its checks and the flags to change.
+    if (ctx.options.json) {
+      ctx.out << report::RenderJson({{"schema", "gpuprobe.plan.v1"}, {"from_log", FromLogJson(*report, ctx.texts)}});
+    } else {
+      ctx.out << RenderFromLog(*report, ctx.texts);
+    }
+    return report->from_log->facts.failure.empty() ? core::ExitCode::kOk : core::ExitCode::kProblemsFound;
+  }
   if (ctx.options.json) {
     ctx.out << report::RenderJson(PlanToJson(*report, ctx.texts));
   } else {
@@ -55,7 +66,28 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_flag("--no-checkpointing", o->no_checkpointing, "turn activation checkpointing off, also for qlora")
       ->excludes(checkpointing);
   command->add_option("--gpu", o->gpu, "one GPU to plan for: capacity, speed, communication; ways to make it fit when it does not (a bf16 default is fp16 on GPUs without bf16)");
-  command->add_option("--headroom", o->headroom, "fraction of usable memory a plan may fill (default 0.9, as vLLM)");
+  CLI::Option* headroom = command->add_option(
+      "--headroom", o->headroom, "fraction of usable memory a plan may fill (default 0.9); for --engine vllm, --gpu-memory-utilization");
+  // The serving engine (inference): its budget is the fit verdict; its own flags, as it spells them.
+  app::EngineFlags& e = o->engine;
+  command->add_option("--engine", e.engine, "vllm (default) | sglang | trtllm | llama.cpp | transformers");
+  command->add_option("--engine-version", e.engine_version, "vLLM version or generation: v0, v1, 0.6.4 ...");
+  command->add_flag("--vllm-v0", e.vllm_v0, "vLLM's V0 engine");
+  command->add_option("--from-log", o->from_log, "an engine's start-up log: its budget read back, held against the plan");
+  command->add_option("--gpu-from", e.gpu_from, "an nvidia-smi capture (any file inspect reads), or live");
+  command->add_option("--gpu-memory-utilization", e.gpu_memory_utilization, "vLLM: share of total memory (default 0.9)");
+  command->add_option("--max-model-len", e.max_model_len, "tokens per request (default --seq); -1: the longest that fits");
+  command->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "tokens per scheduler step");
+  command->add_option("--max-num-seqs", e.max_num_seqs, "vLLM: sequences per scheduler step");
+  command->add_option("--block-size", e.block_size, "vLLM: tokens per KV block (default 16)");
+  command->add_flag("--enforce-eager", e.enforce_eager, "vLLM: no CUDA graphs");
+  command->add_option("--mem-fraction-static", e.mem_fraction_static, "SGLang: share for weights and KV cache");
+  command->add_option("--kv-cache-free-gpu-mem-fraction", e.kv_cache_free_fraction, "TensorRT-LLM: KV share of free memory");
+  command->add_option("--n-ctx", e.n_ctx, "llama.cpp: context of all slots (-c)");
+  command->add_option("--parallel", e.parallel, "llama.cpp: slots (-np)");
+  command->add_option("--ngl", e.n_gpu_layers, "llama.cpp: layers on the GPU (-ngl)");
+  command->add_option("--cache-type-k", e.cache_type_k, "llama.cpp: K cache type (f16, q8_0, q4_0 ...)");
+  command->add_option("--cache-type-v", e.cache_type_v, "llama.cpp: V cache type (f16, q8_0, q4_0 ...)");
   command->add_option("--rps", o->rps, "traffic: requests per second to serve, with --prompt-tokens and --output-tokens; without --gpu, every GPU with a known price, cheapest per token first");
   command->add_option("--users", o->users, "traffic: concurrent users instead of --rps (closed loop, with --think-time)");
   command->add_option("--think-time", o->think_time, "seconds a user waits between an answer and the next request (default 0)");
@@ -64,7 +96,7 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_option("--output-tokens", o->output_tokens, "traffic: output tokens per request");
   command->add_option("--price", o->prices, "GPU=USD/h, one GPU-hour's price (repeatable): overrides the price table");
   command->add_option("--train-tokens", o->train_tokens, "training: tokens of the whole run (e.g. 2B) for its cost");
-  return [o, seq](VerbContext& ctx) { return RunPlan(ctx, *o, seq->count() > 0); };
+  return [o, seq, headroom](VerbContext& ctx) { return RunPlan(ctx, *o, seq->count() > 0, headroom->count() > 0); };
 }
 
 }  // namespace gpuprobe::cli

@@ -230,6 +230,11 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
     doc["gpu_spec"] = GpuFiguresJson(*r.gpu, texts);
     doc["price"] = PriceJson(r.gpu_price);
   }
+  if (r.from_log) doc["from_log"] = FromLogJson(r, texts);
+  if (r.engine) {
+    doc["engine"] = EngineJson(r, texts);
+    doc["fits_on_gpu"] = r.fits_on_gpu;
+  }
   if (r.capacity) {
     doc["capacity"] = {{"max_batch_at_seq", r.capacity->max_batch_at_seq}, {"seq", j.seq},
                        {"max_seq_at_batch", r.capacity->max_seq_at_batch}, {"batch", j.batch}};

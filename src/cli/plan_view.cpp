@@ -172,7 +172,9 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
 
 std::string RenderFits(const PlanReport& r, const report::Texts& t) {
   std::string out;
-  out += "\n" + Tr(t, "plan.fits", fmt::arg("headroom", static_cast<int>(r.job.headroom * 100))) + "\n";
+  out += "\n" + (r.fit_engine.empty()
+                     ? Tr(t, "plan.fits", fmt::arg("headroom", static_cast<int>(r.job.headroom * 100)))
+                     : Tr(t, "plan.fits.engine", fmt::arg("engine", r.fit_engine), fmt::arg("headroom", static_cast<int>(r.job.headroom * 100)))) + "\n";
   // Split over GPUs (--tp/--pp/--ep), the plan is one GPU's share: say so in the header.
   const bool split = model::GpusOfSplit(r.job) > 1;
   report::TextTable fits({t.Get("plan.fits.gpu"), t.Get("plan.fits.usable"), t.Get(split ? "plan.fits.fits_share" : "plan.fits.fits"),
@@ -198,7 +200,8 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
   // The rental sweep's table answers "on which GPU" in place of the fit table.
-  std::string out = RenderModel(r, t) + RenderMemory(r, t) + (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t));
+  std::string out = RenderModel(r, t) + RenderMemory(r, t) + (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t)) +
+                    RenderEngine(r, t) + RenderFromLog(r, t);
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
   return out;

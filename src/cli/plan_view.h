@@ -44,5 +44,12 @@ std::string RenderRentalLines(const app::RentalFigures& figures, const report::T
 /// One GPU's rental figures and the sweep as JSON (docs/plan.md, 'JSON'); plan_rental_view.cpp.
 nlohmann::json RentalJson(const app::RentalFigures& figures);
 nlohmann::json RentalSweepJson(const app::RentalSweep& sweep);
+/// The serving engine's budget, verdict, command line and log lines (empty without one).
+std::string RenderEngine(const PlanReport& report, const report::Texts& texts);     ///< plan_engine_view.cpp
+/// The "engine" object of the plan's JSON (null without one); plan_engine_view.cpp.
+nlohmann::json EngineJson(const PlanReport& report, const report::Texts& texts);
+/// --from-log: the engine's logged budget, its checks, logged vs predicted, the flags to change.
+std::string RenderFromLog(const PlanReport& report, const report::Texts& texts);  ///< plan_engine_view.cpp
+nlohmann::json FromLogJson(const PlanReport& report, const report::Texts& texts);  ///< plan_engine_view.cpp
 
 }  // namespace gpuprobe::cli

@@ -126,7 +126,9 @@ Result<EngineBudget> Vllm(const ModelShape& s, double weights, int tp, int pp, c
   b.non_torch_bytes = tp * pp > 1 ? kNonTorchSplit : kNonTorchOneGpu;
   b.assumptions.push_back(Say("plan.engine.assume.non_torch").Bytes("bytes", b.non_torch_bytes));
   const bool auto_len = o.max_model_len && *o.max_model_len == -1;
-  std::int64_t max_len = auto_len ? std::max<std::int64_t>(s.max_position_embeddings, 1) : ServedLength(s, o, b);
+  // -1: the longest that fits, up to the config's own limit (none known: up to 2^24 tokens).
+  const std::int64_t limit = s.max_position_embeddings > 0 ? s.max_position_embeddings : (std::int64_t{1} << 24);
+  std::int64_t max_len = auto_len ? limit : ServedLength(s, o, b);
   VllmDefaults(o, gpu.total_bytes, max_len, b);
   const double tokens = static_cast<double>(b.max_num_batched_tokens);
   b.activation_peak_bytes = ForwardPeakBytes(s, tokens, tp) +
@@ -142,7 +144,7 @@ Result<EngineBudget> Vllm(const ModelShape& s, double weights, int tp, int pp, c
     b.kv_tokens = b.num_blocks * o.block_size;
   }
   b.longest_that_fits = LongestThatFits(kv, b.kv_cache_bytes, o.block_size, std::max<std::int64_t>(max_len, 1) * 64);
-  if (auto_len) max_len = std::min(std::max<std::int64_t>(s.max_position_embeddings, 1), b.longest_that_fits);
+  if (auto_len) max_len = std::min(limit, b.longest_that_fits);
   b.max_model_len = max_len;
   b.kv_bytes_per_request = RequestBytes(kv, max_len, o.block_size);
   if (b.kv_bytes_per_request > 0 && b.kv_cache_bytes > 0) {
@@ -399,7 +401,12 @@ std::string EngineCommandLine(const EngineOptions& o, const EngineBudget& b, con
     case Engine::kLlamaCpp:
       cmd = fmt::format("llama-server -m {} -c {} -ngl {}", model, b.kv_tokens, b.gpu_layers);
       if (o.n_parallel > 1) cmd += fmt::format(" -np {}", o.n_parallel);
-      if (!kv_dtype().empty()) cmd += " --cache-type-k " + kv_dtype() + " --cache-type-v " + kv_dtype();
+      if (!o.cache_type_k.empty() || !o.cache_type_v.empty()) {
+        if (o.cache_type_k != "f16" && !o.cache_type_k.empty()) cmd += " --cache-type-k " + o.cache_type_k;
+        if (o.cache_type_v != "f16" && !o.cache_type_v.empty()) cmd += " --cache-type-v " + o.cache_type_v;
+      } else if (!kv_dtype().empty()) {
+        cmd += " --cache-type-k " + kv_dtype() + " --cache-type-v " + kv_dtype();
+      }
       break;
     case Engine::kTransformers:
       cmd = fmt::format("AutoModelForCausalLM.from_pretrained(\"{}\", device_map=\"auto\")", model);

@@ -48,6 +48,7 @@ struct EngineOptions {
   std::optional<std::int64_t> n_gpu_layers;      ///< llama.cpp -ngl; default: all
   double kv_bytes_per_element = 2;               ///< the cache dtype's bytes (fp8 = 1)
   std::string kv_dtype_name = "auto";            ///< as the engine's flag spells it
+  std::string cache_type_k, cache_type_v;        ///< llama.cpp's --cache-type-k/-v (empty: f16)
 };
 
 /// The GPU's memory, as the driver reports it (a capture or NVML) or as the spec sheet says.

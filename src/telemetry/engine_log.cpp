@@ -55,6 +55,10 @@ struct Reader {
     // vllm/v1/worker/gpu_worker.py, vllm/engine/llm_engine.py) ----
     static const RE2 kProfTable(R"((total_gpu_memory|gpu_memory_utilization|the current vLLM instance can use|model weights take|non_torch_memory|PyTorch activation peak memory|available_kv_cache_memory)\s+([0-9.]+)\s*(?:GiB)?\s*$)");
     static const RE2 kProfLine(R"(model weights take ([0-9.]+)\s*GiB; non_torch_memory takes ([0-9.]+)\s*GiB; PyTorch activation peak memory takes ([0-9.]+)\s*GiB; the rest of the memory reserved for KV Cache is ([0-9.]+)\s*GiB)");
+    // vLLM 0.6.4's one line: "Memory profiling results: total_gpu_memory=23.58GiB
+    // initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB
+    // non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90" (V0).
+    static const RE2 kProfOneLine(R"(total_gpu_memory=([0-9.]+)GiB .*non_torch_memory=([0-9.]+)GiB kv_cache_size=([0-9.]+)GiB gpu_memory_utilization=([0-9.]+))");
     static const RE2 kCanUse(R"(can use total_gpu_memory \(([0-9.]+)\s*GiB\) x gpu_memory_utilization \(([0-9.]+)\) = ([0-9.]+)\s*GiB)");
     static const RE2 kBlocksV0(R"(# GPU blocks: ([0-9]+), # CPU blocks: ([0-9]+))");
     static const RE2 kBlocksV1(R"(# GPU blocks: ([0-9]+)\s*$)");
@@ -89,6 +93,15 @@ struct Reader {
       f.activation_peak_bytes = Gib(c);
       f.kv_cache_bytes = Gib(d);
     }
+    if (RE2::PartialMatch(line, kProfOneLine, &a, &b, &c, &d)) {
+      Saw("vllm");
+      f.generation = "v0";
+      f.total_bytes = Gib(a);
+      f.non_torch_bytes = Gib(b);
+      f.kv_cache_bytes = Gib(c);
+      f.gpu_memory_utilization = Num(d);
+      f.requested_bytes = *f.total_bytes * *f.gpu_memory_utilization;
+    }
     if (RE2::PartialMatch(line, kCanUse, &a, &b, &c)) {
       Saw("vllm");
       f.total_bytes = Gib(a);
@@ -111,8 +124,7 @@ struct Reader {
       f.kv_tokens = Int(a);
     }
     if (RE2::PartialMatch(line, kConcurrency, &a, &b)) {
-      Saw("vllm");
-      f.generation = "v1";
+      Saw("vllm");  // V0 (from 0.6.4) and V1 both print it: it tells no generation
       f.max_model_len = Int(a);
       f.max_concurrency = Num(b);
     }

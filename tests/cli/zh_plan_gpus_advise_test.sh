@@ -15,8 +15,10 @@ while IFS= read -r cmd; do
   if [ "$rc" -gt 1 ]; then
     echo "FAIL: gpuprobe --lang zh $cmd exited $rc"; status=1
   fi
-  # Lowercase words of two or more letters, three in a row, outside a command line quoted in the text.
-  english=$(printf '%s\n' "$out" | sed -e 's/gpuprobe [^）)]*//g' | grep -nE '(^|[^A-Za-z0-9_./-])[a-z]{2,} [a-z]{2,} [a-z]{2,}([^A-Za-z0-9_]|$)')
+  # Lowercase words of two or more letters, three in a row, outside a command line quoted in the
+  # text, and outside the serving engine's own command (`...`) and log lines ("..."), which plan
+  # quotes as the engine prints them.
+  english=$(printf '%s\n' "$out" | sed -e 's/gpuprobe [^）)]*//g' -e 's/`[^`]*`//g' -e 's/"[^"]*"//g' | grep -nE '(^|[^A-Za-z0-9_./-])[a-z]{2,} [a-z]{2,} [a-z]{2,}([^A-Za-z0-9_]|$)')
   if [ -n "$english" ]; then
     echo "FAIL: English in gpuprobe --lang zh $cmd:"; printf '%s\n' "$english" | head -5; status=1
   fi
