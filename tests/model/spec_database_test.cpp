@@ -183,9 +183,13 @@ TEST(SpecDerivation, UsableMemoryComesFromADriverCaptureWhenThereIsOne) {
   EXPECT_DOUBLE_EQ(h200.bytes, (143771.0 - 614.0) * 1024 * 1024);
   UsableMemory h100 = DriverUsableMemory(**Db().Find("h100"));
   EXPECT_NEAR(h100.bytes / (1024.0 * 1024 * 1024), 79.18, 0.01);  // vLLM sees 79.1-79.3 GiB
+  // The A10 from a real ECC-on capture (22.5 GiB, not the sheet's 24); the L4 has none yet.
   UsableMemory a10 = DriverUsableMemory(**Db().Find("a10"));
-  EXPECT_TRUE(a10.estimated);
-  EXPECT_NE(a10.basis.find("estimated"), std::string::npos);
+  EXPECT_FALSE(a10.estimated);
+  EXPECT_DOUBLE_EQ(a10.bytes, (23028.0 - 512.0) * 1024 * 1024);
+  UsableMemory l4 = DriverUsableMemory(**Db().Find("l4"));
+  EXPECT_TRUE(l4.estimated);
+  EXPECT_NE(l4.basis.find("estimated"), std::string::npos);
 }
 
 }  // namespace
