@@ -14,6 +14,14 @@
 namespace gpuprobe::cli {
 namespace {
 
+// The severity word in the reader's language ("fail" -> 失败); an unknown one as it is.
+std::string SeverityWord(const report::Texts& t, const std::string& severity) {
+  if (severity == "fail" || severity == "warn" || severity == "info" || severity == "ok") {
+    return t.Get("common.severity." + severity);
+  }
+  return severity;
+}
+
 using doctor::Finding;
 using doctor::Hit;
 
@@ -54,7 +62,7 @@ std::string VersionText(const doctor::VersionStory& s, const report::Texts& t) {
 }
 
 std::string RenderAnswer(const AnswerText& a, const report::Texts& t) {
-  std::string out = fmt::format("[{}] {}\n", a.severity, ValidUtf8(a.title));
+  std::string out = fmt::format("[{}] {}\n", SeverityWord(t, a.severity), ValidUtf8(a.title));
   for (const auto& fact : a.facts) out += "  " + ValidUtf8(fact) + "\n";
   out += "  " + a.meaning + "\n";
   out += "  " + t.Get("explain.causes") + "\n";
@@ -118,7 +126,7 @@ std::string RenderLog(const ExplainResult& r, const doctor::ErrorMatcher& m, con
                                                                            : Tr(t, "explain.summary.lines", fmt::arg("first", h.first_line), fmt::arg("last", h.last_line)))
                        : h.last_time.empty() || h.last_time == h.first_time ? ValidUtf8(h.first_time)
                                                                             : ValidUtf8(h.first_time) + " .. " + ValidUtf8(h.last_time);
-    table.AddRow({h.finding.severity, std::to_string(h.occurrences), when, ValidUtf8(Join(h.gpus, " ")),
+    table.AddRow({SeverityWord(t, h.finding.severity), std::to_string(h.occurrences), when, ValidUtf8(Join(h.gpus, " ")),
                   ValidUtf8(Answer(h.finding, m, t).title)});
   }
   out += table.Render(2) + "\n";
@@ -300,7 +308,7 @@ std::string MoreKnowledge(const report::Texts& t) {
 std::string RenderExplainList(const doctor::ErrorMatcher& m, const report::Texts& t) {
   std::string lang = report::LanguageCode(t.language());
   report::TextTable table({"id", t.Get("explain.list.severity"), t.Get("explain.list.title")});
-  for (const auto& e : m.kb().entries()) table.AddRow({e.id, e.severity, e.title.In(lang)});
+  for (const auto& e : m.kb().entries()) table.AddRow({e.id, SeverityWord(t, e.severity), e.title.In(lang)});
   size_t xids = 0, sxids = 0;
   for (const auto& x : m.xids().entries()) (x.nvswitch ? sxids : xids)++;
   return table.Render() + "\n" +
