@@ -213,7 +213,11 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
       out += "  " + Tr(t, "explain.near_terms", fmt::arg("names", Join(r.near_terms, t.Get("explain.list_separator")))) + "\n";
     }
     if (r.profile) {
-      for (const auto& line : ProfileLines(*r.profile, t)) out += "  " + line + "\n";
+      // The reading's heading alone says nothing: shown only with what was found under it.
+      auto lines = ProfileLines(*r.profile, t);
+      if (lines.size() > 1) {
+        for (const auto& line : lines) out += "  " + line + "\n";
+      }
       return out + t.Get("explain.list_hint") + "\n";
     }
     if (!r.closest.empty()) {
