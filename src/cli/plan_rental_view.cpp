@@ -19,6 +19,9 @@
 namespace gpuprobe::cli {
 namespace {
 
+// A GPU that is not NVIDIA's runs the engines' ROCm (or other) builds, not their CUDA ones.
+bool NotCuda(const app::RentalFigures& r) { return r.gpu != nullptr && r.gpu->vendor != "NVIDIA"; }
+
 using nlohmann::json;
 
 std::string Usd(const report::Texts& t, double usd) {
@@ -130,7 +133,7 @@ std::string RenderRental(const PlanReport& report, const report::Texts& t) {
                              t.Get("plan.rental.col.busy"), t.Get("plan.rental.col.p99"), t.Get("plan.rental.col.n1")});
     for (size_t c = 1; c <= 9; ++c) table.SetAlign(c, report::Align::kRight);
     for (const auto& r : s.rows) {
-      table.AddRow({GpuNameText(r.gpu->name, t) + (r.weight_dtype == "fp16" ? " *" : ""), GpusCell(t, r),
+      table.AddRow({GpuNameText(r.gpu->name, t) + (r.weight_dtype == "fp16" ? " *" : "") + (NotCuda(r) ? " +" : ""), GpusCell(t, r),
                     Usd(t, r.price->usd_per_hour), Usd(t, r.usd_per_hour), Usd(t, r.usd_per_million_tokens),
                     Usd(t, r.usd_per_million_output_tokens), Time(t, r.load.ttft_seconds), Time(t, r.load.tpot_seconds),
                     Percent(r.headroom.utilisation), Time(t, r.headroom.p99_wait_seconds),
@@ -140,6 +143,10 @@ std::string RenderRental(const PlanReport& report, const report::Texts& t) {
     out += table.Render(2);
     bool any_fp16 = std::any_of(s.rows.begin(), s.rows.end(), [](const app::RentalFigures& r) { return r.weight_dtype == "fp16"; });
     if (any_fp16) out += "  " + t.Get("plan.rental.fp16_mark") + "\n";
+    // The engines' CUDA builds do not run there: a ROCm build of the same engine is needed.
+    if (std::any_of(s.rows.begin(), s.rows.end(), NotCuda)) out += "  " + t.Get("plan.rental.not_cuda_mark") + "\n";
+    // The cheapest row can run hot: what the sort does not weigh is said once.
+    out += "  " + t.Get("plan.rental.read_busy") + "\n";
   }
   if (!s.not_served.empty()) {
     // One line per reason: a 405B model leaves most of the table on "does not fit".
