@@ -83,12 +83,12 @@ Result<FoundModel> FindModel(const std::string& model) {
   if (repo_id && !env.offline) {
     auto fetched = hub::FindOrFetchModel(model);
     if (fetched.ok()) return FromSnapshot(model, *fetched, hf);
-    // A malformed answer is the Hub's error to report; an unreachable or unknown model falls
-    // back to the catalogue's variant when there is one.
-    if (fetched.status().code() != core::StatusCode::kUnavailable &&
-        fetched.status().code() != core::StatusCode::kNotFound) {
-      return fetched.status();
-    }
+    // A malformed answer is the Hub's error to report; an unreachable Hub, or a name it does
+    // not hold (or holds gated), falls back to the catalogue's variant when there is one.
+    const core::StatusCode code = fetched.status().code();
+    const bool fall_back = code == core::StatusCode::kUnavailable || code == core::StatusCode::kNotFound ||
+                           code == core::StatusCode::kInvalidArgument;
+    if (!fall_back || (!match && code == core::StatusCode::kInvalidArgument)) return fetched.status();
     if (!match) {
       // Unreachable (exit 3), and still the closest catalogue ids for a mistyped name.
       auto close = model::SuggestCatalogIds(**catalog, model);
@@ -101,10 +101,11 @@ Result<FoundModel> FindModel(const std::string& model) {
   } else if (repo_id) {
     hub_problem = env.offline_variable + " is set";
   }
-  // 5. The catalogue's variant.
+  // 5. The catalogue's variant, saying why the Hub did not give the model itself.
   if (match) {
     auto source = checkpoint::FromCatalog(*match, hf);
     if (!source.ok()) return source.status();
+    if (!hub_problem.empty()) source->shape.notes.push_back({"hub_not_used", hub_problem});
     return FoundModel{std::move(*source), std::nullopt};
   }
   return checkpoint::ModelNotFound(model, **catalog, hub_problem);
