@@ -135,12 +135,17 @@ core::Result<KnowledgeEntry> ParseEntry(const json& e) {
   return entry;
 }
 
-std::set<std::string> Words(std::string_view text) {
+std::set<std::string> Words(std::string_view text) { return ClosenessWords(text, true); }
+
+}  // namespace
+
+std::set<std::string> ClosenessWords(std::string_view text, bool with_digits) {
   std::set<std::string> words;
   std::string current;
   for (char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    const auto u = static_cast<unsigned char>(c);
+    if (with_digits ? std::isalnum(u) : std::isalpha(u)) {
+      current.push_back(static_cast<char>(std::tolower(u)));
     } else {
       if (current.size() >= 4) words.insert(current);
       current.clear();
@@ -149,8 +154,6 @@ std::set<std::string> Words(std::string_view text) {
   if (current.size() >= 4) words.insert(current);
   return words;
 }
-
-}  // namespace
 
 core::Result<KnowledgeBase> KnowledgeBase::Parse(std::string_view json_text) {
   json doc = json::parse(json_text, nullptr, false);

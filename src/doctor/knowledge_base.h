@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,5 +91,9 @@ class KnowledgeBase {
  private:
   std::vector<KnowledgeEntry> entries_;
 };
+
+/// The words of `text` that Closest() counts in: runs of four or more letters (and digits,
+/// with `with_digits`), lower case.
+std::set<std::string> ClosenessWords(std::string_view text, bool with_digits = true);
 
 }  // namespace gpuprobe::doctor

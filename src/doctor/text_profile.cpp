@@ -30,21 +30,9 @@ void Collect(std::string_view text, const RE2& re, std::vector<std::string>& out
 
 using core::Lower;
 
-// Words of four letters or more, lower case (the unit KnowledgeBase::Closest counts in).
-std::set<std::string> Words(std::string_view text) {
-  std::set<std::string> words;
-  std::string current;
-  for (char c : text) {
-    if (std::isalpha(static_cast<unsigned char>(c))) {
-      current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    } else {
-      if (current.size() >= 4) words.insert(current);
-      current.clear();
-    }
-  }
-  if (current.size() >= 4) words.insert(current);
-  return words;
-}
+// Words of four letters or more, lower case: the unit KnowledgeBase::Closest counts in,
+// without digits (a profile's words are compared with entries' phrasing, not codes).
+std::set<std::string> Words(std::string_view text) { return ClosenessWords(text, false); }
 
 // The literal words of an entry's patterns: what a text of that kind prints.
 std::vector<std::string> PatternWords(const KnowledgeEntry& e) {
