@@ -101,12 +101,14 @@ Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
       }
     }
   }
+  // Every path that marks a layer sliding has checked that a window is set.
+  const std::int64_t width = window.value_or(0);
   s.sliding_window = 0;
   for (size_t i = 0; i < L; ++i) {
     if (!sliding[i]) continue;
     s.layers[i].mixer = MixerKind::kSlidingAttention;
-    s.layers[i].window = *window;
-    s.sliding_window = *window;
+    s.layers[i].window = width;
+    s.sliding_window = width;
   }
   return Status::Ok();
 }
