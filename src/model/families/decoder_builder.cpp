@@ -46,10 +46,11 @@ Status ReadDecoderBasics(const ConfigReader& r, ModelShape& s, const Variant& v)
 }
 
 Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
-  std::optional<std::int64_t> window;
-  // A window of 0 is no window (configs saved with the feature off write 0).
-  GPUPROBE_ASSIGN_OR_RETURN(window, r.OptionalInt("sliding_window", kMaxPositions, 0));
-  if (window && *window == 0) window.reset();
+  // Absent, null and 0 all mean no window (configs saved with the feature off write 0). A
+  // plain integer, not an optional: GCC 12 at -O3 warns of a maybe-uninitialized optional here.
+  std::int64_t width = 0;
+  GPUPROBE_ASSIGN_OR_RETURN(width, r.IntOr({"sliding_window"}, kMaxPositions, 0, 0));
+  const bool window = width > 0;
   std::optional<std::vector<std::string>> types;
   GPUPROBE_ASSIGN_OR_RETURN(types, r.StringList("layer_types", static_cast<size_t>(kMaxLayers)));
   const size_t L = s.layers.size();
@@ -101,8 +102,6 @@ Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
       }
     }
   }
-  // Every path that marks a layer sliding has checked that a window is set.
-  const std::int64_t width = window.value_or(0);
   s.sliding_window = 0;
   for (size_t i = 0; i < L; ++i) {
     if (!sliding[i]) continue;
