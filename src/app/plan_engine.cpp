@@ -339,8 +339,11 @@ Result<LogComparison> ReadLogComparison(const std::string& path) {
   c.file = path;
   c.facts = telemetry::ReadEngineLog(*text);
   if (c.facts.engine.empty()) {
-    return Status::InvalidArgument(fmt::format("--from-log {}: no start-up line of vLLM, SGLang, TensorRT-LLM or llama.cpp found", path))
-        .WithKeys("error.engine.log_unknown", {{"file", path}});
+    // A log that stopped before start-up (weights that did not fit, a traceback) is still an
+    // error text: explain reads it.
+    return Status::InvalidArgument(fmt::format("--from-log {}: no start-up line of vLLM, SGLang, TensorRT-LLM or llama.cpp found", path),
+                                   fmt::format("to read the errors in it: gpuprobe explain --from {}", path))
+        .WithKeys("error.engine.log_unknown", {{"file", path}}, "error.engine.log_unknown.hint");
   }
   c.checks = telemetry::CheckEngineLog(c.facts);
   return c;
@@ -396,14 +399,20 @@ std::vector<LogAdvice> AdviseFromLog(const telemetry::EngineLogFacts& f, const P
       if (u > util && u <= 0.98) out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", u), "util"});
       if (needed / 2 <= kv) out.push_back({"--kv-cache-dtype", "fp8", "fp8"});
     }
-  } else if (f.failure == "no_kv_memory" && total > 0) {
+  } else if (f.failure == "no_kv_memory") {
     // Everything but the KV cache, plus one request's KV, as a share of the total.
     double fixed = f.weights_bytes.value_or(b ? b->weights_bytes : 0) + f.non_torch_bytes.value_or(b ? b->non_torch_bytes : 0) +
                    f.activation_peak_bytes.value_or(b ? b->activation_peak_bytes : 0);
     double one = b ? b->kv_bytes_per_request : per_token * static_cast<double>(len);
-    if (fixed > 0) {
+    if (fixed > 0 && total > 0) {
       const double u = round_up((fixed + one) / total);
       if (u <= 0.98) out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", u), "util"});
+    }
+    if (out.empty()) {
+      // A log without the GPU's size or the weights' (vLLM 0.2-0.4 printed only the block
+      // counts): no value can be computed, but the flags and their direction are known.
+      out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", util), "util_up"});
+      if (f.max_model_len && *f.max_model_len > 0) out.push_back({"--max-model-len", std::to_string(*f.max_model_len), "len_down"});
     }
   } else if (f.failure == "free_below_requested" && f.free_bytes && total > 0) {
     out.push_back({"--gpu-memory-utilization", fmt::format("{:.2f}", std::floor(*f.free_bytes / total * 100.0) / 100.0), "free"});

@@ -98,7 +98,7 @@ std::vector<std::string> EngineLogLines(const model::EngineOptions& options, con
 /// One change of flag that would make the logged start-up work (or hold a longer context).
 struct LogAdvice {
   std::string flag;    ///< "--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype"
-  std::string value;   ///< "18432", "0.93", "fp8"
+  std::string value;   ///< "18432", "0.93", "fp8"; for a direction (reason *_up, *_down), the value now
   std::string reason;  ///< text key ending of plan.log.advice.<reason>
 };
 

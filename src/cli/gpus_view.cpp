@@ -47,11 +47,11 @@ std::string PeerLinkText(const GpuSpec& g, const report::Texts& t) {
                               : name;
 }
 
-// The spec data's own notes are English prose written with the figures; a Chinese reader gets
-// a pointer to them instead of an English sentence.
+// The spec data's own notes are English prose written with the figures (where a number came
+// from, which capture): evidence a Chinese reader keeps too, quoted and marked as English.
 std::string DataNote(const report::Texts& t, const std::string& note) {
   if (note.empty() || t.language() == report::Language::kEn) return note;
-  return t.Get("gpus.show.data_note_english");
+  return Tr(t, "gpus.show.data_note_english", fmt::arg("note", note));
 }
 
 // One figure of `show`: label, value, and a line saying where it comes from.
@@ -75,7 +75,8 @@ std::vector<Line> HealthyLines(const GpuSpec& g, const report::Texts& t) {
       value = Tr(t, "gpus.healthy.range_value", fmt::arg("low", Rate(f, f.Low())), fmt::arg("high", Rate(f, f.High())),
                  fmt::arg("low_share", Percent(f.low_share)), fmt::arg("high_share", Percent(f.high_share)),
                  fmt::arg("peak", Rate(f, f.peak)));
-      std::string source = t.language() == report::Language::kEn ? f.source : t.Get("gpus.healthy.source_in_docs");
+      // The published figure's own words are evidence: kept, in English, and marked as such.
+      std::string source = t.language() == report::Language::kEn ? f.source : Tr(t, "gpus.healthy.source_english", fmt::arg("source", f.source));
       explanation = Tr(t, "gpus.healthy.published", fmt::arg("source", source)) + " " +
                     Tr(t, "gpus.healthy.worry_below", fmt::arg("low", Rate(f, f.Low()))) + " " +
                     t.Get("gpus.healthy.worry." + f.worry);

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/plan_view.h"
+#include "core/strings.h"
 #include "core/units.h"
 #include "report/phrase_text.h"
 #include "report/table.h"
@@ -201,7 +202,10 @@ std::string RenderFromLog(const PlanReport& r, const report::Texts& t) {
   if (!c.advice.empty()) {
     out += "  " + t.Get("plan.log.advice") + "\n";
     for (const auto& a : c.advice) {
-      out += "    " + Tr(t, "plan.log.advice." + a.reason, fmt::arg("change", "`" + a.flag + " " + a.value + "`")) + "\n";
+      // A direction names the flag and the value to move away from; a value is the flag to type.
+      const bool direction = core::EndsWith(a.reason, "_up") || core::EndsWith(a.reason, "_down");
+      const std::string change = direction ? "`" + a.flag + "`" : "`" + a.flag + " " + a.value + "`";
+      out += "    " + Tr(t, "plan.log.advice." + a.reason, fmt::arg("change", change), fmt::arg("value", a.value)) + "\n";
     }
   }
   return out;

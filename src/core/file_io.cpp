@@ -1,5 +1,6 @@
 #include "core/file_io.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,9 +19,13 @@ namespace {
 
 // Reads at most max_bytes + 1 so "too large" is detected without reading a huge file whole.
 // `path` empty means standard input (its messages say so rather than naming a file).
-Result<std::string> ReadStream(std::FILE* file, const std::string& path, std::uint64_t max_bytes) {
+// `expected_bytes`, a regular file's size, is reserved up front: a big log is copied once, not
+// re-grown a doubling at a time.
+Result<std::string> ReadStream(std::FILE* file, const std::string& path, std::uint64_t max_bytes,
+                               std::uint64_t expected_bytes = 0) {
   const std::string label = path.empty() ? std::string("standard input") : "'" + path + "'";
   std::string data;
+  data.reserve(static_cast<size_t>(std::min(expected_bytes, max_bytes) + 1));
   char buffer[65536];
   while (true) {
     size_t n = std::fread(buffer, 1, sizeof buffer, file);
@@ -82,7 +87,7 @@ Result<std::string> ReadTextFile(const std::string& path, std::uint64_t max_byte
     ::close(fd);
     return StatusFromErrnoKeyed("cannot open '" + path + "'", error, "error.file.cannot_open", {{"path", path}});
   }
-  Result<std::string> data = ReadStream(file, path, max_bytes);
+  Result<std::string> data = ReadStream(file, path, max_bytes, static_cast<std::uint64_t>(opened.st_size));
   std::fclose(file);
   return data;
 }

@@ -382,8 +382,10 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
   // A library's own messages come after the entries' phrasings of the same line.
   strong.insert(strong.end(), own_messages.begin(), own_messages.end());
   std::vector<Finding> out;
-  auto add_unique = [&out](const Finding& f) {
-    if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return o.key == f.key; })) out.push_back(f);
+  // Moved, not copied: nothing reads a finding after it is handed on (an Xid storm builds one
+  // per line).
+  auto add_unique = [&out](Finding& f) {
+    if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return o.key == f.key; })) out.push_back(std::move(f));
   };
   // A family's own phrasing without a status ("NCCL error in: ...") takes the status the same
   // line prints ("..., unhandled system error").
@@ -408,7 +410,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
       f = *w;
     }
   }
-  for (const auto& f : strong) add_unique(f);
+  for (auto& f : strong) add_unique(f);
   if (!out.empty()) return out;
   // Weak evidence: the printed message is more specific than a number beside it, except a
   // number in a library's own status position ("NCCL Error 1:") against a message of another
@@ -422,13 +424,13 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
                          return f.status != nullptr && f.status->api == library->api;
                        });
   if (library_first) {
-    for (const auto& f : numbered) add_unique(f);
+    for (auto& f : numbered) add_unique(f);
   }
-  for (const auto& f : weak) add_unique(f);
+  for (auto& f : weak) add_unique(f);
   if (out.empty()) {
-    for (const auto& f : numbered) add_unique(f);
+    for (auto& f : numbered) add_unique(f);
   }
-  for (const auto& f : fallback) add_unique(f);
+  for (auto& f : fallback) add_unique(f);
   return out;
 }
 }  // namespace gpuprobe::doctor

@@ -165,7 +165,7 @@ core::Result<KnowledgeBase> KnowledgeBase::Parse(std::string_view json_text) {
     KnowledgeEntry entry;
     GPUPROBE_ASSIGN_OR_RETURN(entry, ParseEntry(e));
     if (kb.Find(entry.id) != nullptr) return core::Status::ParseError("knowledge base: duplicate id " + entry.id);
-    if (entry.xid && kb.ForXid(*entry.xid, entry.nvswitch) != nullptr) {
+    if (entry.xid && !kb.by_xid_.emplace(std::make_pair(entry.nvswitch, *entry.xid), kb.entries_.size()).second) {
       return core::Status::ParseError(fmt::format("knowledge base entry '{}': another entry already explains Xid {}", entry.id, *entry.xid));
     }
     for (const auto& name : entry.statuses) {
@@ -227,10 +227,8 @@ const KnowledgeEntry* KnowledgeBase::ForStatus(std::string_view name, bool* by_f
 }
 
 const KnowledgeEntry* KnowledgeBase::ForXid(int number, bool nvswitch) const {
-  for (const auto& e : entries_) {
-    if (e.xid && *e.xid == number && e.nvswitch == nvswitch) return &e;
-  }
-  return nullptr;
+  auto it = by_xid_.find(std::make_pair(nvswitch, number));
+  return it == by_xid_.end() ? nullptr : &entries_[it->second];
 }
 
 std::vector<const KnowledgeEntry*> KnowledgeBase::Closest(std::string_view text, size_t limit) const {

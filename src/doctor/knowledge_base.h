@@ -90,6 +90,8 @@ class KnowledgeBase {
 
  private:
   std::vector<KnowledgeEntry> entries_;
+  /// (nvswitch, number) → index into entries_: an Xid storm asks once per line.
+  std::map<std::pair<bool, int>, size_t> by_xid_;
 };
 
 /// The words of `text` that Closest() counts in: runs of four or more letters (and digits,
