@@ -14,6 +14,18 @@
 namespace gpuprobe::cli {
 namespace {
 
+// The summary table's GPU cell: three addresses, then how many more (the list under the table
+// names them all); a storm over many GPUs keeps the table readable.
+std::string SummaryGpus(const doctor::Hit& h, const report::Texts& t) {
+  constexpr size_t kShown = 3;
+  if (h.gpus.size() <= kShown) return ValidUtf8(core::Join(h.gpus, " "));
+  std::vector<std::string> first(h.gpus.begin(), h.gpus.begin() + kShown);
+  const size_t more = h.gpus.size() - kShown;
+  return ValidUtf8(core::Join(first, " ")) + " " +
+         Tr(t, h.gpus.size() >= doctor::kMaxListedGpus ? "explain.summary.more_gpus_or_more" : "explain.summary.more_gpus",
+            fmt::arg("count", more));
+}
+
 // The severity word in the reader's language ("fail" -> 失败); an unknown one as it is.
 std::string SeverityWord(const report::Texts& t, const std::string& severity) {
   if (severity == "fail" || severity == "warn" || severity == "info" || severity == "ok") {
@@ -126,7 +138,7 @@ std::string RenderLog(const ExplainResult& r, const doctor::ErrorMatcher& m, con
                                                                            : Tr(t, "explain.summary.lines", fmt::arg("first", h.first_line), fmt::arg("last", h.last_line)))
                        : h.last_time.empty() || h.last_time == h.first_time ? ValidUtf8(h.first_time)
                                                                             : ValidUtf8(h.first_time) + " .. " + ValidUtf8(h.last_time);
-    table.AddRow({SeverityWord(t, h.finding.severity), std::to_string(h.occurrences), when, ValidUtf8(Join(h.gpus, " ")),
+    table.AddRow({SeverityWord(t, h.finding.severity), std::to_string(h.occurrences), when, SummaryGpus(h, t),
                   ValidUtf8(Answer(h.finding, m, t).title)});
   }
   out += table.Render(2) + "\n";

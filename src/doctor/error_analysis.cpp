@@ -11,7 +11,7 @@ namespace gpuprobe::doctor {
 namespace {
 
 constexpr size_t kMaxExcerptBytes = 300;
-constexpr size_t kMaxListed = 16;
+constexpr size_t kMaxListed = kMaxListedGpus;
 constexpr size_t kMaxLookupBytes = 200;
 constexpr size_t kMaxFlattenedBytes = 1u << 20;
 constexpr size_t kMaxMemoRecordBytes = 1024;

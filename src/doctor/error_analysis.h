@@ -21,6 +21,9 @@
 
 namespace gpuprobe::doctor {
 
+/// The most GPUs and processes a hit lists (a log may name thousands: the first are kept).
+inline constexpr size_t kMaxListedGpus = 16;
+
 struct Hit {
   Finding finding;               ///< as found the first time
   int first_line = 0, last_line = 0;
@@ -30,7 +33,7 @@ struct Hit {
   LogTime::Kind time_kind = LogTime::Kind::kNone;
   double first_seconds = 0, last_seconds = 0;
   std::string first_time, last_time;   ///< as printed; empty when the lines carry no time
-  std::vector<std::string> gpus;       ///< PCI addresses named by its Xid lines (at most 16)
+  std::vector<std::string> gpus;       ///< PCI addresses named by its Xid lines (at most kMaxListedGpus)
   std::vector<std::string> processes;  ///< "python3 (pid 1234)" from its Xid lines (at most 16)
 };
 

@@ -1,6 +1,8 @@
 #include "doctor/error_matcher.h"
 
 #include <algorithm>
+#include <atomic>
+#include <map>
 #include <cstdlib>
 #include <optional>
 
@@ -42,6 +44,8 @@ const LibrarySource kLibraries[] = {
 constexpr int kMinAtomLength = 3;
 // More candidate patterns than this on one record: the combined automaton is cheaper.
 constexpr size_t kMaxCandidates = 24;
+// Sets of atoms whose candidate rules a thread remembers (a log repeats a few dozen).
+constexpr size_t kMaxRememberedAtomSets = 256;
 
 // Words that put a record in the GPU stack (for entries that do not count there).
 bool NamesGpu(std::string_view text) {
@@ -59,7 +63,10 @@ std::string SeverityOfAction(const std::string& action) {
 }
 
 ErrorMatcher::ErrorMatcher(const KnowledgeBase& kb, const StatusTable& statuses, const XidCatalog& xids)
-    : kb_(kb), statuses_(statuses), xids_(xids) {}
+    : kb_(kb), statuses_(statuses), xids_(xids) {
+  static std::atomic<std::uint64_t> next_identity{1};
+  identity_ = next_identity.fetch_add(1);
+}
 
 ErrorMatcher::~ErrorMatcher() = default;
 
@@ -221,9 +228,23 @@ std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
     // A record with none of the words (most of a log) has only the atom-less rules to try.
     const std::vector<int>* tried = &unfiltered_;
     if (!atoms.empty()) {
-      candidates.clear();
-      filter_->AllPotentials(atoms, &candidates);
-      tried = &candidates;
+      // The rules that may match follow from the set of atoms alone, and a log repeats few
+      // sets (every line of an Xid storm has the same words): each set's answer is kept, a
+      // bounded number of them per thread.
+      // Keyed by the matcher too: tests build several in one thread.
+      thread_local std::map<std::pair<std::uint64_t, std::vector<int>>, std::vector<int>> potentials;
+      thread_local std::pair<std::uint64_t, std::vector<int>> key;
+      std::sort(atoms.begin(), atoms.end());
+      key.first = identity_;
+      key.second = atoms;
+      auto known = potentials.find(key);
+      if (known == potentials.end()) {
+        candidates.clear();
+        filter_->AllPotentials(atoms, &candidates);
+        if (potentials.size() >= kMaxRememberedAtomSets) potentials.clear();
+        known = potentials.emplace(key, candidates).first;
+      }
+      tried = &known->second;
     }
     // A line with every word of many patterns (a hostile one) costs one pass of the combined
     // automaton instead of one pass per candidate.

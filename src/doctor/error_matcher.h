@@ -19,6 +19,7 @@
 // Thread safety: immutable after Create(); concurrent matching is safe.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -120,6 +121,7 @@ class ErrorMatcher {
   std::unique_ptr<re2::FilteredRE2> filter_;     // every rule, prefiltered by its literal atoms
   std::unique_ptr<re2::RE2::Set> atoms_;         // the atoms (lower case), matched in one pass
   std::vector<int> unfiltered_;                  // rules without atoms: candidates on every record
+  std::uint64_t identity_;                       // tells apart the matchers a thread's memo of atom sets served
   std::vector<Rule> rules_;
   std::vector<NumberPosition> numbers_;
   std::unique_ptr<re2::RE2> names_, messages_;

@@ -32,11 +32,14 @@ void SkipSpaces(std::string_view s, size_t& pos) {
 }
 
 int Month(std::string_view s, size_t& pos) {
-  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  // Views, not C strings: this runs on every line of a log, and a compare with a C string
+  // measures it first.
+  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   if (pos + 3 <= s.size()) {
+    const std::string_view word = s.substr(pos, 3);
     for (int m = 0; m < 12; ++m) {
-      if (s.compare(pos, 3, kMonths[m]) == 0) {
+      if (word == kMonths[m]) {
         pos += 3;
         return m + 1;
       }
