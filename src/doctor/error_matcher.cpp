@@ -431,6 +431,8 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
       f = *w;
     }
   }
+  // One strong finding (most lines of a log that match at all) is the answer as it is.
+  if (strong.size() == 1) return strong;
   for (auto& f : strong) add_unique(f);
   if (!out.empty()) return out;
   // Weak evidence: the printed message is more specific than a number beside it, except a

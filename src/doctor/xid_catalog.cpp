@@ -87,7 +87,7 @@ core::Result<XidCatalog> XidCatalog::Parse(std::string_view json_text) {
     for (const auto& row : doc[nvswitch ? "sxids" : "xids"]) {
       XidInfo x;
       GPUPROBE_ASSIGN_OR_RETURN(x, ParseRow(row, nvswitch, enums, sources));
-      if (catalog.Find(x.number, nvswitch) != nullptr) {
+      if (!catalog.index_.emplace(std::make_pair(nvswitch, x.number), catalog.entries_.size()).second) {
         return core::Status::ParseError(fmt::format("Xid catalogue: {} {} appears twice", nvswitch ? "SXid" : "Xid", x.number));
       }
       if (!nvswitch) catalog.max_xid_ = std::max(catalog.max_xid_, x.number);
@@ -108,10 +108,8 @@ core::Result<const XidCatalog*> XidCatalog::Embedded() {
 }
 
 const XidInfo* XidCatalog::Find(int number, bool nvswitch) const {
-  for (const auto& x : entries_) {
-    if (x.number == number && x.nvswitch == nvswitch) return &x;
-  }
-  return nullptr;
+  auto it = index_.find(std::make_pair(nvswitch, number));
+  return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 }  // namespace gpuprobe::doctor

@@ -5,6 +5,7 @@
 // Thread safety: immutable after Parse(); concurrent lookups are safe.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ class XidCatalog {
 
  private:
   std::vector<XidInfo> entries_;
+  /// (nvswitch, number) → index into entries_: an Xid storm asks once per line.
+  std::map<std::pair<bool, int>, size_t> index_;
   std::string xid_catalog_url_, fm_guide_url_;
   int max_xid_ = 0;
 };

@@ -35,11 +35,22 @@ Status ConfigReader::Error(const std::string& field, const std::string& what) co
   return Status::InvalidArgument(fmt::format("{}: field '{}{}' {}", label_, prefix_, field, what));
 }
 
+Status ConfigReader::Problem(const std::string& field, const char* problem, const std::string& what,
+                             core::MessageArgs args) const {
+  // The shapes of a bad field are few: each is a text key, so a zh reader gets the sentence in
+  // zh with the file, the field and the value as they are.
+  args.emplace_back("file", label_);
+  args.emplace_back("field", prefix_ + field);
+  return Error(field, what).WithKeys(std::string("error.config.") + problem, std::move(args));
+}
+
 Status ConfigReader::Missing(std::initializer_list<const char*> fields, const std::string& why) const {
   std::string names;
   for (const char* field : fields) names += (names.empty() ? "'" : " or '") + prefix_ + field + "'";
-  return Status::InvalidArgument(
+  Status status = Status::InvalidArgument(
       fmt::format("{}: required field {} is missing{}", label_, names, why.empty() ? "" : " (" + why + ")"));
+  // The reason is the caller's English phrase: keyed only when there is none.
+  return why.empty() ? status.WithKeys("error.config.missing", {{"file", label_}, {"fields", names}}) : status;
 }
 
 bool ConfigReader::Has(const char* field) const {
@@ -51,17 +62,18 @@ Result<std::optional<std::int64_t>> ConfigReader::OptionalInt(const char* field,
                                                               std::int64_t min) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<std::int64_t>();
-  if (it->is_boolean() || !it->is_number()) return Error(field, fmt::format("must be a number, got {}", Show(*it)));
+  if (it->is_boolean() || !it->is_number()) return Problem(field, "not_number", fmt::format("must be a number, got {}", Show(*it)), {{"value", Show(*it)}});
   double value = it->get<double>();
   if (!std::isfinite(value) || value != std::floor(value)) {
-    return Error(field, fmt::format("must be a whole number, got {}", Show(*it)));
+    return Problem(field, "not_whole", fmt::format("must be a whole number, got {}", Show(*it)), {{"value", Show(*it)}});
   }
   if (value < static_cast<double>(min)) {
-    return Error(field, min > 0 ? fmt::format("must be positive, got {}", Show(*it))
-                                : fmt::format("must be {} or more, got {}", min, Show(*it)));
+    return min > 0 ? Problem(field, "not_positive", fmt::format("must be positive, got {}", Show(*it)), {{"value", Show(*it)}})
+                   : Problem(field, "below_min", fmt::format("must be {} or more, got {}", min, Show(*it)),
+                             {{"value", Show(*it)}, {"min", std::to_string(min)}});
   }
   if (value > static_cast<double>(max)) {
-    return Error(field, fmt::format("is {}, beyond any real model (limit {})", Show(*it), max));
+    return Problem(field, "beyond_limit", fmt::format("is {}, beyond any real model (limit {})", Show(*it), max), {{"value", Show(*it)}, {"limit", std::to_string(max)}});
   }
   return std::optional<std::int64_t>(static_cast<std::int64_t>(value));
 }
@@ -89,7 +101,7 @@ Result<std::int64_t> ConfigReader::IntOr(std::initializer_list<const char*> fiel
 Result<std::optional<bool>> ConfigReader::OptionalBool(const char* field) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<bool>();
-  if (!it->is_boolean()) return Error(field, fmt::format("must be true or false, got {}", Show(*it)));
+  if (!it->is_boolean()) return Problem(field, "not_bool", fmt::format("must be true or false, got {}", Show(*it)), {{"value", Show(*it)}});
   return std::optional<bool>(it->get<bool>());
 }
 
@@ -102,16 +114,16 @@ Result<bool> ConfigReader::BoolOr(const char* field, bool fallback) const {
 Result<std::optional<double>> ConfigReader::OptionalNumber(const char* field) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<double>();
-  if (it->is_boolean() || !it->is_number()) return Error(field, fmt::format("must be a number, got {}", Show(*it)));
+  if (it->is_boolean() || !it->is_number()) return Problem(field, "not_number", fmt::format("must be a number, got {}", Show(*it)), {{"value", Show(*it)}});
   double value = it->get<double>();
-  if (!std::isfinite(value)) return Error(field, fmt::format("must be finite, got {}", Show(*it)));
+  if (!std::isfinite(value)) return Problem(field, "not_finite", fmt::format("must be finite, got {}", Show(*it)), {{"value", Show(*it)}});
   return std::optional<double>(value);
 }
 
 Result<std::optional<std::string>> ConfigReader::OptionalString(const char* field) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<std::string>();
-  if (!it->is_string()) return Error(field, fmt::format("must be a string, got {}", Show(*it)));
+  if (!it->is_string()) return Problem(field, "not_string", fmt::format("must be a string, got {}", Show(*it)), {{"value", Show(*it)}});
   return std::optional<std::string>(it->get<std::string>());
 }
 
@@ -124,12 +136,12 @@ std::string ConfigReader::String(const char* field) const {
 Result<std::optional<std::vector<std::string>>> ConfigReader::StringList(const char* field, size_t max_items) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<std::vector<std::string>>();
-  if (!it->is_array()) return Error(field, fmt::format("must be a list, got {}", Show(*it)));
-  if (it->size() > max_items) return Error(field, fmt::format("has {} entries, more than {}", it->size(), max_items));
+  if (!it->is_array()) return Problem(field, "not_list", fmt::format("must be a list, got {}", Show(*it)), {{"value", Show(*it)}});
+  if (it->size() > max_items) return Problem(field, "too_many", fmt::format("has {} entries, more than {}", it->size(), max_items), {{"count", std::to_string(it->size())}, {"limit", std::to_string(max_items)}});
   std::vector<std::string> out;
   out.reserve(it->size());
   for (const json& item : *it) {
-    if (!item.is_string()) return Error(field, fmt::format("must hold strings, got {}", Show(item)));
+    if (!item.is_string()) return Problem(field, "not_strings", fmt::format("must hold strings, got {}", Show(item)), {{"value", Show(item)}});
     out.push_back(item.get<std::string>());
   }
   return std::optional<std::vector<std::string>>(std::move(out));
@@ -139,15 +151,15 @@ Result<std::optional<std::vector<std::int64_t>>> ConfigReader::IntList(const cha
                                                                        std::int64_t max, std::int64_t min) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return std::optional<std::vector<std::int64_t>>();
-  if (!it->is_array()) return Error(field, fmt::format("must be a list, got {}", Show(*it)));
-  if (it->size() > max_items) return Error(field, fmt::format("has {} entries, more than {}", it->size(), max_items));
+  if (!it->is_array()) return Problem(field, "not_list", fmt::format("must be a list, got {}", Show(*it)), {{"value", Show(*it)}});
+  if (it->size() > max_items) return Problem(field, "too_many", fmt::format("has {} entries, more than {}", it->size(), max_items), {{"count", std::to_string(it->size())}, {"limit", std::to_string(max_items)}});
   std::vector<std::int64_t> out;
   for (const json& item : *it) {
-    if (item.is_boolean() || !item.is_number()) return Error(field, fmt::format("must hold numbers, got {}", Show(item)));
+    if (item.is_boolean() || !item.is_number()) return Problem(field, "not_numbers", fmt::format("must hold numbers, got {}", Show(item)), {{"value", Show(item)}});
     double value = item.get<double>();
     if (!std::isfinite(value) || value != std::floor(value) || value < static_cast<double>(min) ||
         value > static_cast<double>(max)) {
-      return Error(field, fmt::format("holds {}, not a whole number in [{}, {}]", Show(item), min, max));
+      return Problem(field, "item_range", fmt::format("holds {}, not a whole number in [{}, {}]", Show(item), min, max), {{"value", Show(item)}, {"min", std::to_string(min)}, {"limit", std::to_string(max)}});
     }
     out.push_back(static_cast<std::int64_t>(value));
   }
@@ -157,7 +169,7 @@ Result<std::optional<std::vector<std::int64_t>>> ConfigReader::IntList(const cha
 Result<const json*> ConfigReader::Object(const char* field) const {
   auto it = object_.find(field);
   if (it == object_.end() || it->is_null()) return static_cast<const json*>(nullptr);
-  if (!it->is_object()) return Error(field, fmt::format("must be an object, got {}", Show(*it)));
+  if (!it->is_object()) return Problem(field, "not_object", fmt::format("must be an object, got {}", Show(*it)), {{"value", Show(*it)}});
   return &*it;
 }
 

@@ -43,6 +43,9 @@ class ConfigReader {
 
   /// InvalidArgument "<label>: field '<prefix><field>' <what>".
   core::Status Error(const std::string& field, const std::string& what) const;
+  /// Error() for one of the reader's own problem shapes, keyed error.config.<problem> with
+  /// `args` plus {file} and {field}.
+  core::Status Problem(const std::string& field, const char* problem, const std::string& what, core::MessageArgs args) const;
   /// InvalidArgument "<label>: required field 'a' or 'b' is missing".
   core::Status Missing(std::initializer_list<const char*> fields, const std::string& why = {}) const;
 
