@@ -1,5 +1,6 @@
 #include "cli/gpus_view.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -47,11 +48,18 @@ std::string PeerLinkText(const GpuSpec& g, const report::Texts& t) {
                               : name;
 }
 
+// English evidence shown in a Chinese text sits between ASCII double quotes (as the zh texts
+// quote every untranslated value): one inside it would end the quotation early.
+std::string QuotableEnglish(std::string text) {
+  std::replace(text.begin(), text.end(), '"', '\'');
+  return text;
+}
+
 // The spec data's own notes are English prose written with the figures (where a number came
 // from, which capture): evidence a Chinese reader keeps too, quoted and marked as English.
 std::string DataNote(const report::Texts& t, const std::string& note) {
   if (note.empty() || t.language() == report::Language::kEn) return note;
-  return Tr(t, "gpus.show.data_note_english", fmt::arg("note", note));
+  return Tr(t, "gpus.show.data_note_english", fmt::arg("note", QuotableEnglish(note)));
 }
 
 // One figure of `show`: label, value, and a line saying where it comes from.
@@ -76,7 +84,7 @@ std::vector<Line> HealthyLines(const GpuSpec& g, const report::Texts& t) {
                  fmt::arg("low_share", Percent(f.low_share)), fmt::arg("high_share", Percent(f.high_share)),
                  fmt::arg("peak", Rate(f, f.peak)));
       // The published figure's own words are evidence: kept, in English, and marked as such.
-      std::string source = t.language() == report::Language::kEn ? f.source : Tr(t, "gpus.healthy.source_english", fmt::arg("source", f.source));
+      std::string source = t.language() == report::Language::kEn ? f.source : Tr(t, "gpus.healthy.source_english", fmt::arg("source", QuotableEnglish(f.source)));
       explanation = Tr(t, "gpus.healthy.published", fmt::arg("source", source)) + " " +
                     Tr(t, "gpus.healthy.worry_below", fmt::arg("low", Rate(f, f.Low()))) + " " +
                     t.Get("gpus.healthy.worry." + f.worry);
