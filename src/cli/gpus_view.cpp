@@ -263,6 +263,20 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
   return out;
 }
 
+std::string RenderHealthyBrief(const GpuSpec& g, const report::Texts& t) {
+  std::vector<Line> lines = HealthyLines(g, t);
+  if (lines.empty()) return {};
+  for (auto& l : lines) l.explanation.clear();  // the sources and when to worry: gpus show
+  std::string out = "\n" + Tr(t, "plan.healthy.title", fmt::arg("gpu", GpuNameText(g.name, t))) + "\n";
+  Emit(&out, lines);
+  // A name `gpus show` resolves: the shortest alias, else the full name quoted.
+  std::string name = "\"" + g.name + "\"";
+  for (const auto& a : g.aliases) {
+    if (name.front() == '"' || a.size() < name.size()) name = a;
+  }
+  return out + "  " + Tr(t, "plan.healthy.more", fmt::arg("name", name)) + "\n";
+}
+
 std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const report::Texts& t) {
   std::vector<std::string> headers = {""};
   for (const auto* g : gpus) headers.push_back(g->name);

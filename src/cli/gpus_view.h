@@ -29,6 +29,10 @@ nlohmann::json LinkJson(const model::GpuSpec& gpu, const model::GpuLink& link, c
 /// [{id, benchmark, unit, peak, low_share, high_share, low, high, published, source}].
 nlohmann::json HealthyFiguresJson(const model::GpuSpec& gpu);
 
+/// The same figures in brief, for `plan --gpu`: a heading, one line per figure (its range or
+/// expected value) and where the sources and when to worry are shown (`gpus show NAME`).
+std::string RenderHealthyBrief(const model::GpuSpec& gpu, const report::Texts& texts);
+
 std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& texts);
 std::string RenderGpuShow(const model::GpuSpec& gpu, const report::Texts& texts);
 std::string RenderGpuCompare(const std::vector<const model::GpuSpec*>& gpus, const report::Texts& texts);

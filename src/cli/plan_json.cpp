@@ -228,6 +228,7 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
     doc["gpu"] = r.gpu->name;
     doc["fits_on_gpu"] = r.fits_on_gpu;
     doc["gpu_spec"] = GpuFiguresJson(*r.gpu, texts);
+    doc["healthy"] = HealthyFiguresJson(*r.gpu);  // the same figures gpus show --json gives
     doc["price"] = PriceJson(r.gpu_price);
   }
   if (r.from_log) doc["from_log"] = FromLogJson(r, texts);

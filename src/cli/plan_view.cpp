@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/gpus_view.h"
 #include "report/phrase_text.h"
 #include "core/units.h"
 #include "report/table.h"
@@ -204,6 +205,8 @@ std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
                     RenderEngine(r, t) + RenderFromLog(r, t);
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
+  // What the card should measure, so a slow deployment can be told from a slow card.
+  if (r.gpu != nullptr) out += RenderHealthyBrief(*r.gpu, t);
   return out;
 }
 
