@@ -40,7 +40,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
 
   if (!options.task.empty()) {
     if (!options.words.empty()) {
-      return core::Status::InvalidArgument("--task lists GPUs for a task; it takes no action or GPU names");
+      return core::Status::InvalidArgument("--task lists GPUs for a task; it takes no action or GPU names").WithKeys("error.gpus.task_alone", {});
     }
     auto rule = model::FindTaskRule(options.task);
     if (!rule.ok()) return rule.status();
@@ -51,7 +51,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     ctx.out << (ctx.options.json ? report::RenderJson(TaskToJson(*result, t)) : RenderTask(*result, t));
     return core::ExitCode::kOk;
   }
-  if (!options.prices.empty()) return core::Status::InvalidArgument("--price goes with --task (it ranks the picks by cost)");
+  if (!options.prices.empty()) return core::Status::InvalidArgument("--price goes with --task (it ranks the picks by cost)").WithKeys("error.gpus.price_needs_task", {});
 
   std::string action = options.words.empty() ? "" : options.words.front();
   std::vector<std::string> names(options.words.size() > 1 ? options.words.begin() + 1 : options.words.end(),
@@ -76,7 +76,7 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     return core::ExitCode::kOk;
   }
   if (action == "links") {
-    if (!names.empty()) return core::Status::InvalidArgument("'gpus links' takes no GPU names");
+    if (!names.empty()) return core::Status::InvalidArgument("'gpus links' takes no GPU names").WithKeys("error.gpus.links_no_names", {});
     if (ctx.options.json) {
       auto doc = report::MakeDocument("host_links");
       doc["host_links"] = nlohmann::json::array();
@@ -94,10 +94,11 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
   if (action == "show" || action == "compare") {
     if (action == "show" && names.size() != 1) {
       return core::Status::InvalidArgument(names.empty() ? "'gpus show' needs a GPU name, e.g. gpuprobe gpus show h200"
-                                                         : "'gpus show' takes one GPU; use 'gpus compare A B' for several");
+                                                         : "'gpus show' takes one GPU; use 'gpus compare A B' for several")
+          .WithKeys(names.empty() ? "error.gpus.show_needs_name" : "error.gpus.show_one", {});
     }
     if (action == "compare" && names.size() < 2) {
-      return core::Status::InvalidArgument("'gpus compare' needs at least two GPUs, e.g. gpuprobe gpus compare a100-80gb h100");
+      return core::Status::InvalidArgument("'gpus compare' needs at least two GPUs, e.g. gpuprobe gpus compare a100-80gb h100").WithKeys("error.gpus.compare_two", {});
     }
     auto gpus = FindAll(db, names);
     if (!gpus.ok()) return gpus.status();
@@ -135,7 +136,9 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
   auto near = core::ClosestMatches(action, {"show", "compare", "links"});
   std::string message = fmt::format("unknown action '{}' for gpus", action);
   if (!near.empty()) message += fmt::format("; did you mean '{}'?", near.front());
-  return core::Status::InvalidArgument(message, "actions: show NAME, compare A B, links; run 'gpuprobe gpus --help'");
+  return core::Status::InvalidArgument(message, "actions: show NAME, compare A B, links; run 'gpuprobe gpus --help'")
+      .WithKeys(near.empty() ? "error.gpus.unknown_action" : "error.gpus.unknown_action_near",
+                {{"action", action}, {"near", near.empty() ? std::string() : near.front()}}, "error.gpus.unknown_action.hint");
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   if (!loopback && !o.allow_remote) {
     return core::Status::InvalidArgument(
         fmt::format("--listen {} is reachable from other machines (it is not a loopback address)", o.listen),
-        "add --allow-remote if you mean it (a Kubernetes DaemonSet does), or listen on 127.0.0.1");
+        "add --allow-remote if you mean it (a Kubernetes DaemonSet does), or listen on 127.0.0.1").WithKeys("error.serve.remote", {{"address", o.listen}}, "error.serve.remote.hint");
   }
   auto server = serve::HttpServer::Bind(listen->host, listen->port, serve::HttpLimits{});
   if (!server.ok()) return server.status();
