@@ -186,6 +186,10 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     // A short text that is no error may be a mistyped term ("warpp").
     const bool zh = ctx.texts.language() == report::Language::kZh;
     for (const auto& id : (*glossary)->Closest(text)) result.near_terms.push_back(TermName(*(*glossary)->ById(id), zh));
+    // A question in words ("why are host to GPU copies slow") names no term: the terms it is about.
+    if (result.near_terms.empty()) {
+      for (const auto& id : (*glossary)->About(text)) result.about_terms.push_back(TermName(*(*glossary)->ById(id), zh));
+    }
   }
 
   if (json) {

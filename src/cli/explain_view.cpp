@@ -221,6 +221,9 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
   }
   if (hits.empty()) {
     std::string out = t.Get("explain.unknown") + "\n";
+    if (!r.about_terms.empty()) {
+      out += "  " + Tr(t, "explain.about_terms", fmt::arg("names", Join(r.about_terms, t.Get("explain.list_separator")))) + "\n";
+    }
     if (!r.near_terms.empty()) {
       out += "  " + Tr(t, "explain.near_terms", fmt::arg("names", Join(r.near_terms, t.Get("explain.list_separator")))) + "\n";
     }
@@ -295,6 +298,7 @@ nlohmann::json ExplainToJson(const ExplainResult& r, const doctor::ErrorMatcher&
     doc["closest"] = nlohmann::json::array();
     for (const auto* e : r.closest) doc["closest"].push_back(e->id);
     doc["near_terms"] = r.near_terms;
+    doc["about_terms"] = r.about_terms;
   }
   // The verdict on the text as a whole: the top answer's kind.
   const Finding* top = !r.analysis.hits.empty() ? &r.analysis.hits.front().finding

@@ -35,6 +35,8 @@ struct ExplainResult {
   std::vector<const doctor::KnowledgeEntry*> closest;  ///< when nothing was recognised
   /// When a short text was not recognised: glossary names close to it (a mistyped term).
   std::vector<std::string> near_terms;
+  /// Glossary terms a question in words is about (model::Glossary::About), when no name is near.
+  std::vector<std::string> about_terms;
 };
 
 std::string RenderExplain(const ExplainResult& result, const doctor::ErrorMatcher& matcher, const report::Texts& texts);

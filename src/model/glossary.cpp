@@ -196,4 +196,83 @@ std::vector<std::string> Glossary::Closest(std::string_view text, size_t limit) 
   return out;
 }
 
+namespace {
+
+// The content words of an English text: runs of ASCII letters, lower case, three letters or
+// more, a plural ("s", "ies") made singular, without the words every question has.
+std::set<std::string> ContentWords(std::string_view text) {
+  static const std::set<std::string> kCommon = {
+      "the", "and", "are", "why", "what", "how", "does", "did", "can", "for", "with", "this", "that", "from", "when", "which",
+      "not", "its", "into", "than", "then", "have", "has", "was", "were", "will", "would", "should", "could", "there", "their",
+      "your", "you", "all", "any", "one", "per", "more", "less", "mean", "means", "much", "many", "very", "also", "only",
+      "each", "other", "same", "gpu", "gpus", "nvidia", "about", "like", "just", "get", "use", "used", "using"};
+  std::set<std::string> out;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() >= 5 && word.compare(word.size() - 3, 3, "ies") == 0) {
+      word.replace(word.size() - 3, 3, "y");  // copies -> copy
+    } else if (word.size() >= 4 && word.back() == 's' && word[word.size() - 2] != 's') {
+      word.pop_back();
+    }
+    if (word.size() >= 3 && kCommon.count(word) == 0) out.insert(word);
+    word.clear();
+  };
+  for (char c : text) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      word.push_back(static_cast<char>(c | 0x20));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+// `name` inside `text` as a whole word (or, for a Chinese name, anywhere), any case.
+bool ContainsName(const std::string& lower_text, const std::string& name) {
+  std::string lower = core::Lower(name);
+  if (lower.size() < 2) return false;
+  for (size_t at = lower_text.find(lower); at != std::string::npos; at = lower_text.find(lower, at + 1)) {
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    bool before = at == 0 || !letter(lower_text[at - 1]);
+    bool after = at + lower.size() >= lower_text.size() || !letter(lower_text[at + lower.size()]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> Glossary::About(std::string_view text, size_t limit) const {
+  const std::string lower = core::Lower(text);
+  const std::set<std::string> words = ContentWords(text);
+  std::vector<std::pair<std::pair<int, size_t>, size_t>> scored;  // ((score, longest name), term)
+  for (size_t i = 0; i < terms_.size(); ++i) {
+    const GlossaryTerm& term = terms_[i];
+    int names = 0;
+    size_t longest = 0;  // a longer name found is the more specific ("KV 缓存" before "显存")
+    for (const auto& name : term.names) {
+      if (!ContainsName(lower, name)) continue;
+      ++names;
+      longest = std::max(longest, name.size());
+    }
+    int shared = 0;
+    std::set<std::string> title = ContentWords(term.title.en);
+    std::set<std::string> meaning = ContentWords(term.meaning.en);
+    for (const auto& w : words) {
+      if (title.count(w)) shared += 2;
+      else if (meaning.count(w)) shared += 1;
+    }
+    if (names == 0 && shared < 3) continue;
+    scored.push_back({{names * 4 + shared, longest}, i});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (const auto& [score, i] : scored) {
+    if (out.size() == limit) break;
+    out.push_back(terms_[i].id);
+  }
+  return out;
+}
+
 }  // namespace gpuprobe::model

@@ -72,6 +72,13 @@ class Glossary {
   /// for "did you mean"; none for a text of more than kMaxTermWords words.
   std::vector<std::string> Closest(std::string_view text, size_t limit = 3) const;
 
+  /// Ids of up to `limit` terms a question in words is about ("why are host to GPU copies
+  /// slow"): a term scores for each of its names the text contains (Chinese names too), and for
+  /// the English words the text shares with its title (two) and meaning (one; plural "s"
+  /// dropped, question words ignored); best first, only terms that share a name or score three.
+  /// For a text that names no term and is no known error.
+  std::vector<std::string> About(std::string_view text, size_t limit = 3) const;
+
   /// A text longer than this many words is an error text, not a term.
   static constexpr size_t kMaxTermWords = 5;
 

@@ -69,6 +69,20 @@ TEST(Glossary, ErrorTextsNumbersAndLongTextsAreNotTerms) {
   EXPECT_EQ(G().Find("Xid")->id, "xid");
 }
 
+// A newcomer's questions in words (issue 26's) find the terms they are about; a text about
+// nothing in the glossary finds none.
+TEST(Glossary, AQuestionInWordsFindsTheTermsItIsAbout) {
+  auto first = [](const std::vector<std::string>& ids) { return ids.empty() ? std::string("(none)") : ids.front(); };
+  EXPECT_EQ(first(G().About("why are host to GPU copies slow")), "host_to_device_copy");
+  EXPECT_EQ(first(G().About("what does 100% GPU util mean")), "utilization");
+  EXPECT_EQ(first(G().About("how much memory does the kv cache need")), "kv_cache");
+  EXPECT_EQ(first(G().About("what is pinned memory for")), "pinned_memory");
+  EXPECT_EQ(first(G().About("KV 缓存要占多少显存")), "kv_cache");
+  EXPECT_TRUE(G().About("the weather in Lisbon tomorrow").empty());
+  EXPECT_TRUE(G().About("").empty());
+  EXPECT_LE(G().About("memory bandwidth cache copy decode prefill token throughput latency", 3).size(), 3u);
+}
+
 TEST(Glossary, ParseRefusesANameTwoTermsClaimAndANameThatIsANumber) {
   auto file = [](const std::string& names_a, const std::string& names_b) {
     auto term = [](const std::string& id, const std::string& names) {
