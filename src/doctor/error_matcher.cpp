@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
