@@ -129,7 +129,13 @@ def probe(cls, cfg, sig):
                     samples.append((v, _flat(_construct(cls, {key: v}))))
                 except Exception:  # noqa: BLE001
                     continue
-        if not samples:
+        if not samples and kind == "unknown":
+            # not a number or a string: perhaps one integer per layer, mapped by a table
+            rules = _int_list_rules(cls, cfg, key, d0)
+            for t, rule in rules.items():
+                derived[t] = rule
+            if rules:
+                legacy[key] = OrderedDict([("default", None), ("sets", sorted(rules))])
             continue
         targets = []
         for _, d in samples:
@@ -166,6 +172,39 @@ def probe(cls, cfg, sig):
         default = _default_value(cls, key, lit, cur, d0)
         legacy[key] = OrderedDict([("default", jsonable(default)), ("sets", sorted(sets))])
     return legacy, derived, aliases
+
+
+def _int_list_rules(cls, cfg, key, d0):
+    """A per-layer list of integers the class maps to layer kinds through a table of its module
+    (deepseek_v4's legacy `compress_ratios`: 0/4/128 per layer, through
+    `_COMPRESS_RATIO_TO_LAYER_TYPE`): probed with one table key on every layer at a time, the
+    attribute whose every entry becomes that key's value is the target; -> {target: list rule}."""
+    import sys as _sys
+    module = _sys.modules.get(cls.__module__)
+    tables = [v for v in vars(module).values() if isinstance(v, dict) and v
+              and all(isinstance(k, int) and not isinstance(k, bool) for k in v)
+              and all(isinstance(x, str) for x in v.values())] if module else []
+    n = getattr(cfg, "num_hidden_layers", None)
+    if not tables or not isinstance(n, int) or n <= 0:
+        return {}
+    out = OrderedDict()
+    for table in tables:
+        seen = OrderedDict()  # target -> {int key: kind}
+        for k in sorted(table):
+            try:
+                d = _flat(_construct(cls, {key: [k] * n}))
+            except Exception:  # noqa: BLE001
+                continue
+            for t in _changed(d0, d) + [t for t in d if t not in d0]:
+                y = d.get(t)
+                if t == key or not isinstance(y, list) or len(y) != n or len(set(map(str, y))) != 1:
+                    continue
+                seen.setdefault(t, OrderedDict())[str(k)] = y[0]
+        for t, cmap in seen.items():
+            if len(cmap) >= 2 and len(cmap) == len(table):
+                out[t] = OrderedDict([("rule", "list"), ("key", key), ("map", OrderedDict(sorted(cmap.items()))),
+                                      ("produces", "list"), ("n", "num_hidden_layers")])
+    return out
 
 
 def _default_value(cls, key, lit, cur, d0):
