@@ -27,14 +27,14 @@ class FieldReader {
   std::string String(const char* key, bool required = false) {
     const json* v = Find(key, required);
     if (v == nullptr || (!required && v->is_null())) return {};
-    if (!v->is_string()) return Fail(key, "must be a string"), std::string();
+    if (!v->is_string()) return Fail(key, "not_string", "must be a string"), std::string();
     return v->get<std::string>();
   }
 
   bool Bool(const char* key, bool required = false) {
     const json* v = Find(key, required);
     if (v == nullptr) return false;
-    if (!v->is_boolean()) return Fail(key, "must be true or false"), false;
+    if (!v->is_boolean()) return Fail(key, "not_bool", "must be true or false"), false;
     return v->get<bool>();
   }
 
@@ -42,10 +42,11 @@ class FieldReader {
   std::optional<double> Number(const char* key, double min, double max, bool required = false, bool nullable = true) {
     const json* v = Find(key, required);
     if (v == nullptr || (nullable && v->is_null())) return std::nullopt;
-    if (!v->is_number()) return Fail(key, nullable ? "must be a number or null" : "must be a number"), std::nullopt;
+    if (!v->is_number()) return Fail(key, nullable ? "not_number_or_null" : "not_number", nullable ? "must be a number or null" : "must be a number"), std::nullopt;
     double d = v->get<double>();
     if (!std::isfinite(d) || d < min || d > max) {
-      return Fail(key, fmt::format("is {}, outside [{:g}, {:g}]", d, min, max)), std::nullopt;
+      return Fail(key, "outside", fmt::format("is {}, outside [{:g}, {:g}]", d, min, max),
+                  {{"value", fmt::format("{}", d)}, {"min", fmt::format("{:g}", min)}, {"max", fmt::format("{:g}", max)}}), std::nullopt;
     }
     return d;
   }
@@ -54,13 +55,13 @@ class FieldReader {
   std::uint64_t Count(const char* key, double max) {
     auto d = Number(key, 0, max);
     if (!d) return 0;
-    if (std::floor(*d) != *d) return Fail(key, "must be a whole number"), 0;
+    if (std::floor(*d) != *d) return Fail(key, "not_whole", "must be a whole number"), 0;
     return static_cast<std::uint64_t>(*d);
   }
 
   const json* Object(const char* key) {
     const json* v = Find(key, false);
-    if (v != nullptr && !v->is_object()) return Fail(key, "must be an object"), nullptr;
+    if (v != nullptr && !v->is_object()) return Fail(key, "field_not_object", "must be an object"), nullptr;
     return v;
   }
 
@@ -71,14 +72,20 @@ class FieldReader {
     if (!status_.ok()) return nullptr;
     auto it = object_.find(key);
     if (it == object_.end()) {
-      if (required) Fail(key, "is missing");
+      if (required) Fail(key, "missing", "is missing");
       return nullptr;
     }
     return &*it;
   }
 
-  void Fail(const char* key, const std::string& what) {
-    if (status_.ok()) status_ = core::Status::ParseError(fmt::format("{}: {} {}", label_, Path(key), what));
+  // `problem` names the text (error.bench_doc.<problem>, with {file}, {field} and `args`);
+  // `what` is the same in English for the message.
+  void Fail(const char* key, const char* problem, const std::string& what, core::MessageArgs args = {}) {
+    if (!status_.ok()) return;
+    args.emplace_back("file", label_);
+    args.emplace_back("field", Path(key));
+    status_ = core::Status::ParseError(fmt::format("{}: {} {}", label_, Path(key), what))
+                  .WithKeys(std::string("error.bench_doc.") + problem, std::move(args));
   }
 
   const json& object_;
@@ -132,7 +139,7 @@ core::Result<model::CpuSpec> CpuSpecFromJson(const json& j, const std::string& l
 
 core::Result<BenchResult> ResultFromJson(const json& j, const std::string& label, size_t index) {
   std::string path = fmt::format("results[{}]", index);
-  if (!j.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", label, path));
+  if (!j.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", label, path)).WithKeys("error.bench_doc.not_object", {{"file", label}, {"field", path}});
   FieldReader f(j, label, path);
   BenchResult r;
   r.id = f.String("id", true);
@@ -180,10 +187,10 @@ core::Result<BenchResult> ResultFromJson(const json& j, const std::string& label
   GPUPROBE_RETURN_IF_ERROR(f.status());
   auto parsed_metric = MetricFromName(metric);
   if (!parsed_metric) {
-    return core::Status::ParseError(fmt::format("{}: {}.metric '{}' is not bandwidth, flops, ops or latency", label, path, metric));
+    return core::Status::ParseError(fmt::format("{}: {}.metric '{}' is not bandwidth, flops, ops or latency", label, path, metric)).WithKeys("error.bench_doc.metric", {{"file", label}, {"field", path}, {"value", metric}});
   }
   r.metric = *parsed_metric;
-  if (r.id.empty()) return core::Status::ParseError(fmt::format("{}: {}.id is empty", label, path));
+  if (r.id.empty()) return core::Status::ParseError(fmt::format("{}: {}.id is empty", label, path)).WithKeys("error.bench_doc.empty_id", {{"file", label}, {"field", path}});
   // A null value is a case that did not run: skipped, or failed with its error.
   if (value) {
     r.value = *value;
@@ -327,17 +334,17 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
 }
 
 core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::string& label) {
-  if (!j.is_object()) return core::Status::ParseError(label + ": not a JSON object");
+  if (!j.is_object()) return core::Status::ParseError(label + ": not a JSON object").WithKeys("error.bench_doc.not_json_object", {{"file", label}});
   FieldReader f(j, label, "");
   auto schema_it = j.find("schema");
   if (schema_it == j.end() || !schema_it->is_string()) {
     return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document (no \"schema\" field)", label),
-                                    "give a file written by 'gpuprobe bench --json'");
+                                    "give a file written by 'gpuprobe bench --json'").WithKeys("error.bench_doc.no_schema", {{"file", label}});
   }
   std::string schema = schema_it->get<std::string>();
   if (schema != kBenchSchema) {
     return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document: schema is '{}', not {}", label, schema, kBenchSchema),
-                                    "give a file written by 'gpuprobe bench --json'");
+                                    "give a file written by 'gpuprobe bench --json'").WithKeys("error.bench_doc.schema", {{"file", label}, {"schema", schema}, {"expected", kBenchSchema}});
   }
   BenchDocument doc;
   doc.gpuprobe_version = f.String("gpuprobe_version");
@@ -350,9 +357,9 @@ core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::stri
     }
     auto gpus = machine->find("gpus");
     if (gpus != machine->end()) {
-      if (!gpus->is_array()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings");
+      if (!gpus->is_array()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings").WithKeys("error.bench_doc.gpus", {{"file", label}});
       for (const auto& g : *gpus) {
-        if (!g.is_string()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings");
+        if (!g.is_string()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings").WithKeys("error.bench_doc.gpus", {{"file", label}});
         doc.gpus.push_back(g.get<std::string>());
       }
     }
@@ -362,7 +369,7 @@ core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::stri
   GPUPROBE_RETURN_IF_ERROR(f.status());
   auto results = j.find("results");
   if (results == j.end() || !results->is_array()) {
-    return core::Status::ParseError(label + ": results is missing or not an array");
+    return core::Status::ParseError(label + ": results is missing or not an array").WithKeys("error.bench_doc.results", {{"file", label}});
   }
   for (size_t i = 0; i < results->size(); ++i) {
     auto r = ResultFromJson((*results)[i], label, i);
