@@ -26,7 +26,8 @@ core::Status ResolveShape(const PlanOptions& o, PlanReport* report) {
   if (o.model_path.empty() == o.params.empty()) {
     return core::Status::InvalidArgument(
         "give the model as --model PATH (a config.json) or --params COUNT (e.g. 7B), not both or neither",
-        "gpuprobe plan --params 8B, or gpuprobe plan --model ./config.json").WithKeys("error.plan.model_or_params", {}, "error.plan.model_or_params.hint");
+        "gpuprobe plan --params 8B, or gpuprobe plan --model ./config.json")
+            .WithKeys("error.plan.model_or_params", {}, "error.plan.model_or_params.hint");
   }
   if (o.model_path.empty()) {
     auto count = core::ParseCount(o.params);
@@ -82,12 +83,14 @@ core::Status BuildJob(const PlanOptions& o, PlanReport* report) {
   } else {
     GPUPROBE_ASSIGN_OR_RETURN(job.kv_dtype, model::ParseDType(o.kv_dtype));
     if (job.kv_dtype == model::DType::kInt4 || job.kv_dtype == model::DType::kNf4) {
-      return core::Status::InvalidArgument("--kv-dtype must be fp32, fp16, bf16, fp8 or int8").WithKeys("error.plan.kv_dtype", {});
+      return core::Status::InvalidArgument("--kv-dtype must be fp32, fp16, bf16, fp8 or int8")
+          .WithKeys("error.plan.kv_dtype", {});
     }
   }
   GPUPROBE_ASSIGN_OR_RETURN(job.optimizer, model::ParseOptimizer(o.optimizer));
   if (o.lora_targets != "all" && o.lora_targets != "attention") {
-    return core::Status::InvalidArgument("--lora-targets must be all or attention, got '" + o.lora_targets + "'").WithKeys("error.plan.lora_targets", {{"value", o.lora_targets}});
+    return core::Status::InvalidArgument("--lora-targets must be all or attention, got '" + o.lora_targets + "'")
+        .WithKeys("error.plan.lora_targets", {{"value", o.lora_targets}});
   }
   job.lora_all_linears = o.lora_targets == "all";
   job.batch = o.batch;
@@ -147,15 +150,20 @@ core::Status CheckFlags(const PlanOptions& o) {
   const bool tokens = o.prompt_tokens && o.output_tokens;
   if (traffic ? !tokens : (o.prompt_tokens || o.output_tokens)) {
     return core::Status::InvalidArgument("traffic needs --rps R (or --users N) with --prompt-tokens P and --output-tokens O",
-                                         "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200").WithKeys("error.plan.traffic_needs", {}, "error.plan.traffic_needs.hint");
+                                         "gpuprobe plan --params 8B --gpu l4 --rps 5 --prompt-tokens 1000 --output-tokens 200")
+                                             .WithKeys("error.plan.traffic_needs", {}, "error.plan.traffic_needs.hint");
   }
-  if (o.think_time && !o.users) return core::Status::InvalidArgument("--think-time goes with --users (a closed loop of users)").WithKeys("error.plan.think_time", {});
+  if (o.think_time && !o.users) return core::Status::InvalidArgument("--think-time goes with --users (a closed loop of users)")
+      .WithKeys("error.plan.think_time", {});
   if (o.tpot_ms) {
-    if (!traffic) return core::Status::InvalidArgument("--tpot-ms is a latency target for --rps or --users").WithKeys("error.plan.tpot_needs_traffic", {});
-    if (*o.tpot_ms <= 0) return core::Status::InvalidArgument("--tpot-ms must be a positive number of milliseconds").WithKeys("error.plan.tpot_positive", {});
+    if (!traffic) return core::Status::InvalidArgument("--tpot-ms is a latency target for --rps or --users")
+        .WithKeys("error.plan.tpot_needs_traffic", {});
+    if (*o.tpot_ms <= 0) return core::Status::InvalidArgument("--tpot-ms must be a positive number of milliseconds")
+        .WithKeys("error.plan.tpot_positive", {});
   }
   if (traffic && o.mode != "infer" && o.mode != "inference") {
-    return core::Status::InvalidArgument("--rps and --users size a serving job; use them with --mode infer").WithKeys("error.plan.traffic_infer", {});
+    return core::Status::InvalidArgument("--rps and --users size a serving job; use them with --mode infer")
+        .WithKeys("error.plan.traffic_infer", {});
   }
   return core::Status::Ok();
 }
@@ -343,7 +351,8 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
   GPUPROBE_RETURN_IF_ERROR(ResolveShape(o, &report));
   GPUPROBE_RETURN_IF_ERROR(BuildJob(o, &report));
   if (!o.train_tokens.empty() && report.job.mode == model::JobMode::kInfer) {
-    return core::Status::InvalidArgument("--train-tokens prices a training run; use it with --mode lora, qlora or full").WithKeys("error.plan.train_tokens_mode", {});
+    return core::Status::InvalidArgument("--train-tokens prices a training run; use it with --mode lora, qlora or full")
+        .WithKeys("error.plan.train_tokens_mode", {});
   }
   if (!o.train_tokens.empty()) {
     auto tokens = core::ParseCount(o.train_tokens);
@@ -382,7 +391,8 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
       }
     }
   } else if (!o.engine.gpu_from.empty()) {
-    return core::Status::InvalidArgument("--gpu-from plans a serving engine on that GPU; use it with --mode infer").WithKeys("error.plan.gpu_from_infer", {});
+    return core::Status::InvalidArgument("--gpu-from plans a serving engine on that GPU; use it with --mode infer")
+        .WithKeys("error.plan.gpu_from_infer", {});
   }
   std::vector<const model::GpuSpec*> candidates;
   if (o.gpu.empty() && engine_gpu) {

@@ -139,7 +139,8 @@ core::Result<model::CpuSpec> CpuSpecFromJson(const json& j, const std::string& l
 
 core::Result<BenchResult> ResultFromJson(const json& j, const std::string& label, size_t index) {
   std::string path = fmt::format("results[{}]", index);
-  if (!j.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", label, path)).WithKeys("error.bench_doc.not_object", {{"file", label}, {"field", path}});
+  if (!j.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", label, path))
+      .WithKeys("error.bench_doc.not_object", {{"file", label}, {"field", path}});
   FieldReader f(j, label, path);
   BenchResult r;
   r.id = f.String("id", true);
@@ -187,10 +188,12 @@ core::Result<BenchResult> ResultFromJson(const json& j, const std::string& label
   GPUPROBE_RETURN_IF_ERROR(f.status());
   auto parsed_metric = MetricFromName(metric);
   if (!parsed_metric) {
-    return core::Status::ParseError(fmt::format("{}: {}.metric '{}' is not bandwidth, flops, ops or latency", label, path, metric)).WithKeys("error.bench_doc.metric", {{"file", label}, {"field", path}, {"value", metric}});
+    return core::Status::ParseError(fmt::format("{}: {}.metric '{}' is not bandwidth, flops, ops or latency", label, path, metric))
+        .WithKeys("error.bench_doc.metric", {{"file", label}, {"field", path}, {"value", metric}});
   }
   r.metric = *parsed_metric;
-  if (r.id.empty()) return core::Status::ParseError(fmt::format("{}: {}.id is empty", label, path)).WithKeys("error.bench_doc.empty_id", {{"file", label}, {"field", path}});
+  if (r.id.empty()) return core::Status::ParseError(fmt::format("{}: {}.id is empty", label, path))
+      .WithKeys("error.bench_doc.empty_id", {{"file", label}, {"field", path}});
   // A null value is a case that did not run: skipped, or failed with its error.
   if (value) {
     r.value = *value;
@@ -334,17 +337,20 @@ json BenchDocumentToJson(const BenchDocument& document, const TakeawayFunction& 
 }
 
 core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::string& label) {
-  if (!j.is_object()) return core::Status::ParseError(label + ": not a JSON object").WithKeys("error.bench_doc.not_json_object", {{"file", label}});
+  if (!j.is_object()) return core::Status::ParseError(label + ": not a JSON object")
+      .WithKeys("error.bench_doc.not_json_object", {{"file", label}});
   FieldReader f(j, label, "");
   auto schema_it = j.find("schema");
   if (schema_it == j.end() || !schema_it->is_string()) {
     return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document (no \"schema\" field)", label),
-                                    "give a file written by 'gpuprobe bench --json'").WithKeys("error.bench_doc.no_schema", {{"file", label}});
+                                    "give a file written by 'gpuprobe bench --json'")
+                                        .WithKeys("error.bench_doc.no_schema", {{"file", label}});
   }
   std::string schema = schema_it->get<std::string>();
   if (schema != kBenchSchema) {
     return core::Status::ParseError(fmt::format("{}: not a gpuprobe bench document: schema is '{}', not {}", label, schema, kBenchSchema),
-                                    "give a file written by 'gpuprobe bench --json'").WithKeys("error.bench_doc.schema", {{"file", label}, {"schema", schema}, {"expected", kBenchSchema}});
+                                    "give a file written by 'gpuprobe bench --json'")
+                                        .WithKeys("error.bench_doc.schema", {{"file", label}, {"schema", schema}, {"expected", kBenchSchema}});
   }
   BenchDocument doc;
   doc.gpuprobe_version = f.String("gpuprobe_version");
@@ -357,9 +363,11 @@ core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::stri
     }
     auto gpus = machine->find("gpus");
     if (gpus != machine->end()) {
-      if (!gpus->is_array()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings").WithKeys("error.bench_doc.gpus", {{"file", label}});
+      if (!gpus->is_array()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings")
+          .WithKeys("error.bench_doc.gpus", {{"file", label}});
       for (const auto& g : *gpus) {
-        if (!g.is_string()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings").WithKeys("error.bench_doc.gpus", {{"file", label}});
+        if (!g.is_string()) return core::Status::ParseError(label + ": machine.gpus must be an array of strings")
+            .WithKeys("error.bench_doc.gpus", {{"file", label}});
         doc.gpus.push_back(g.get<std::string>());
       }
     }
@@ -369,7 +377,8 @@ core::Result<BenchDocument> BenchDocumentFromJson(const json& j, const std::stri
   GPUPROBE_RETURN_IF_ERROR(f.status());
   auto results = j.find("results");
   if (results == j.end() || !results->is_array()) {
-    return core::Status::ParseError(label + ": results is missing or not an array").WithKeys("error.bench_doc.results", {{"file", label}});
+    return core::Status::ParseError(label + ": results is missing or not an array")
+        .WithKeys("error.bench_doc.results", {{"file", label}});
   }
   for (size_t i = 0; i < results->size(); ++i) {
     auto r = ResultFromJson((*results)[i], label, i);

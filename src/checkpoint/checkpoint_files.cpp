@@ -30,11 +30,15 @@ using core::EndsWith;
 Result<std::uint64_t> RegularFileSize(const std::string& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return Status::InvalidArgument(fmt::format("{}: no such file", path)).WithKeys("error.checkpoint.no_file", {{"path", path}});
-  if (fs::is_directory(status)) return Status::InvalidArgument(fmt::format("{}: is a directory", path)).WithKeys("error.checkpoint.directory", {{"path", path}});
-  if (!fs::is_regular_file(status)) return Status::InvalidArgument(fmt::format("{}: not a regular file", path)).WithKeys("error.checkpoint.not_regular", {{"path", path}});
+  if (ec || !fs::exists(status)) return Status::InvalidArgument(fmt::format("{}: no such file", path))
+      .WithKeys("error.checkpoint.no_file", {{"path", path}});
+  if (fs::is_directory(status)) return Status::InvalidArgument(fmt::format("{}: is a directory", path))
+      .WithKeys("error.checkpoint.directory", {{"path", path}});
+  if (!fs::is_regular_file(status)) return Status::InvalidArgument(fmt::format("{}: not a regular file", path))
+      .WithKeys("error.checkpoint.not_regular", {{"path", path}});
   std::uint64_t size = fs::file_size(path, ec);
-  if (ec) return Status::InvalidArgument(fmt::format("{}: cannot read its size ({})", path, ec.message())).WithKeys("error.checkpoint.size", {{"path", path}, {"reason", ec.message()}});
+  if (ec) return Status::InvalidArgument(fmt::format("{}: cannot read its size ({})", path, ec.message()))
+      .WithKeys("error.checkpoint.size", {{"path", path}, {"reason", ec.message()}});
   return size;
 }
 
@@ -43,7 +47,8 @@ Status ReadAt(std::ifstream& in, const std::string& path, std::uint64_t offset, 
   in.seekg(static_cast<std::streamoff>(offset));
   in.read(out.data(), static_cast<std::streamsize>(n));
   if (static_cast<std::uint64_t>(in.gcount()) != n) {
-    return Status::InvalidArgument(fmt::format("{}: could not read {} bytes at offset {}", path, n, offset)).WithKeys("error.checkpoint.short_read", {{"path", path}, {"bytes", std::to_string(n)}, {"offset", std::to_string(offset)}});
+    return Status::InvalidArgument(fmt::format("{}: could not read {} bytes at offset {}", path, n, offset))
+        .WithKeys("error.checkpoint.short_read", {{"path", path}, {"bytes", std::to_string(n)}, {"offset", std::to_string(offset)}});
   }
   return Status::Ok();
 }
@@ -63,14 +68,17 @@ bool IsDirectory(const std::string& path) {
 Result<CheckpointFiles> ScanDirectory(const std::string& directory) {
   std::error_code ec;
   fs::directory_iterator it(directory, ec);
-  if (ec) return Status::InvalidArgument(fmt::format("{}: cannot list the directory ({})", directory, ec.message())).WithKeys("error.checkpoint.list", {{"path", directory}, {"reason", ec.message()}});
+  if (ec) return Status::InvalidArgument(fmt::format("{}: cannot list the directory ({})", directory, ec.message()))
+      .WithKeys("error.checkpoint.list", {{"path", directory}, {"reason", ec.message()}});
   CheckpointFiles files;
   files.directory = directory;
   size_t entries = 0;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) return Status::InvalidArgument(fmt::format("{}: cannot list the directory ({})", directory, ec.message())).WithKeys("error.checkpoint.list", {{"path", directory}, {"reason", ec.message()}});
+    if (ec) return Status::InvalidArgument(fmt::format("{}: cannot list the directory ({})", directory, ec.message()))
+        .WithKeys("error.checkpoint.list", {{"path", directory}, {"reason", ec.message()}});
     if (++entries > kMaxEntries) {
-      return Status::InvalidArgument(fmt::format("{}: more than {} entries; not a checkpoint directory", directory, kMaxEntries)).WithKeys("error.checkpoint.too_many_entries", {{"path", directory}, {"limit", std::to_string(kMaxEntries)}});
+      return Status::InvalidArgument(fmt::format("{}: more than {} entries; not a checkpoint directory", directory, kMaxEntries))
+          .WithKeys("error.checkpoint.too_many_entries", {{"path", directory}, {"limit", std::to_string(kMaxEntries)}});
     }
     // Hub snapshots hold symlinks into blobs/: follow them (status, not symlink_status).
     const std::string name = it->path().filename().string();
@@ -88,18 +96,22 @@ Result<CheckpointFiles> ScanDirectory(const std::string& directory) {
 Result<HeaderBytes> ReadSafetensorsHeader(const std::string& path) {
   std::uint64_t size = 0;
   GPUPROBE_ASSIGN_OR_RETURN(size, RegularFileSize(path));
-  if (size < 8) return Status::InvalidArgument(fmt::format("{}: {} bytes, too short for a safetensors file", path, size)).WithKeys("error.checkpoint.safetensors_short", {{"path", path}, {"bytes", std::to_string(size)}});
+  if (size < 8) return Status::InvalidArgument(fmt::format("{}: {} bytes, too short for a safetensors file", path, size))
+      .WithKeys("error.checkpoint.safetensors_short", {{"path", path}, {"bytes", std::to_string(size)}});
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(fmt::format("{}: cannot be opened", path)).WithKeys("error.checkpoint.open", {{"path", path}});
+  if (!in) return Status::InvalidArgument(fmt::format("{}: cannot be opened", path))
+      .WithKeys("error.checkpoint.open", {{"path", path}});
   std::string length_bytes;
   GPUPROBE_RETURN_IF_ERROR(ReadAt(in, path, 0, 8, length_bytes));
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(length_bytes[static_cast<size_t>(i)]);
   if (n > kMaxHeaderBytes) {
-    return Status::InvalidArgument(fmt::format("{}: header length {} is beyond the 100 MiB limit (not a safetensors file?)", path, n)).WithKeys("error.checkpoint.header_limit", {{"path", path}, {"length", std::to_string(n)}});
+    return Status::InvalidArgument(fmt::format("{}: header length {} is beyond the 100 MiB limit (not a safetensors file?)", path, n))
+        .WithKeys("error.checkpoint.header_limit", {{"path", path}, {"length", std::to_string(n)}});
   }
   if (n > size - 8) {
-    return Status::InvalidArgument(fmt::format("{}: header length {} runs past the end of the {}-byte file", path, n, size)).WithKeys("error.checkpoint.header_past_end", {{"path", path}, {"length", std::to_string(n)}, {"bytes", std::to_string(size)}});
+    return Status::InvalidArgument(fmt::format("{}: header length {} runs past the end of the {}-byte file", path, n, size))
+        .WithKeys("error.checkpoint.header_past_end", {{"path", path}, {"length", std::to_string(n)}, {"bytes", std::to_string(size)}});
   }
   HeaderBytes out;
   out.file_size = size;
@@ -112,7 +124,8 @@ Result<HeaderBytes> ReadFilePrefix(const std::string& path, std::uint64_t max_by
   std::uint64_t size = 0;
   GPUPROBE_ASSIGN_OR_RETURN(size, RegularFileSize(path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(fmt::format("{}: cannot be opened", path)).WithKeys("error.checkpoint.open", {{"path", path}});
+  if (!in) return Status::InvalidArgument(fmt::format("{}: cannot be opened", path))
+      .WithKeys("error.checkpoint.open", {{"path", path}});
   HeaderBytes out;
   out.file_size = size;
   struct stat st {};

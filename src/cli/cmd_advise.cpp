@@ -53,7 +53,8 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
   bool explicit_work = o.flops || o.bytes;
   if (o.profile.empty() && !explicit_work) {
     return core::Status::InvalidArgument("describe the workload: --profile vector|matmul|image-filter|llm-decode, or --flops and --bytes",
-                                         "gpuprobe advise --profile matmul --size 2048").WithKeys("error.advise.workload", {}, "error.advise.workload.hint");
+                                         "gpuprobe advise --profile matmul --size 2048")
+                                             .WithKeys("error.advise.workload", {}, "error.advise.workload.hint");
   }
   double size = 0;
   if (!o.size.empty()) {
@@ -96,7 +97,8 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
     w.transfer_bytes = 1e3;  // token ids and logits sampling: tiny
     w.model_params = params;
   } else if (!o.profile.empty()) {
-    return core::Status::InvalidArgument("unknown profile '" + o.profile + "' (use vector, matmul, image-filter or llm-decode)").WithKeys("error.advise.profile", {{"value", o.profile}});
+    return core::Status::InvalidArgument("unknown profile '" + o.profile + "' (use vector, matmul, image-filter or llm-decode)")
+        .WithKeys("error.advise.profile", {{"value", o.profile}});
   } else {
     w.name = model::Say("advise.workload.flags");
     w.flops = o.flops.value_or(0);
@@ -107,7 +109,8 @@ core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
   if (o.bytes) w.bytes = *o.bytes;
   if (o.transfer_bytes) w.transfer_bytes = *o.transfer_bytes;
   if (o.parallel_fraction) w.parallel_fraction = *o.parallel_fraction;
-  if (o.branchy != "low" && o.branchy != "high") return core::Status::InvalidArgument("--branchy must be low or high").WithKeys("error.advise.branchy", {});
+  if (o.branchy != "low" && o.branchy != "high") return core::Status::InvalidArgument("--branchy must be low or high")
+      .WithKeys("error.advise.branchy", {});
   w.branchy = o.branchy == "high";
   w.calls_per_second = o.calls_per_second;
   if (!o.dtype.empty()) {
@@ -190,7 +193,8 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
     if (cpu.bandwidth <= 0 || cpu.flops <= 0) {
       return core::Status::InvalidArgument(fmt::format(
           "{}: needs verified memory.triad (all threads) and compute.fma_fp32 (all cores) results", o.cpu_results),
-          "run 'gpuprobe bench memory compute matmul --json > FILE'").WithKeys("error.advise.cpu_results", {{"file", o.cpu_results}}, "error.advise.cpu_results.hint");
+          "run 'gpuprobe bench memory compute matmul --json > FILE'")
+              .WithKeys("error.advise.cpu_results", {{"file", o.cpu_results}}, "error.advise.cpu_results.hint");
     }
     if (mm.known()) {
       cpu.basis = model::Say("advise.cpu_basis.file_matmul").Text("file", o.cpu_results).Rate("triad", cpu.bandwidth)
@@ -216,7 +220,8 @@ core::Result<model::CpuCapability> CpuFigures(const AdviseOptions& o, const mode
     cpu.basis = model::Say("advise.cpu_basis.given").Flops("flops", cpu.flops).Rate("bandwidth", cpu.bandwidth);
   }
   if (cpu.flops <= 0 || cpu.bandwidth <= 0) {
-    return core::Status::Unavailable("the CPU's figures could not be determined", "give --cpu-flops and --cpu-bandwidth").WithKeys("error.advise.cpu_unknown", {}, "error.advise.cpu_unknown.hint");
+    return core::Status::Unavailable("the CPU's figures could not be determined", "give --cpu-flops and --cpu-bandwidth")
+        .WithKeys("error.advise.cpu_unknown", {}, "error.advise.cpu_unknown.hint");
   }
   return cpu;
 }

@@ -40,7 +40,8 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
 
   if (!options.task.empty()) {
     if (!options.words.empty()) {
-      return core::Status::InvalidArgument("--task lists GPUs for a task; it takes no action or GPU names").WithKeys("error.gpus.task_alone", {});
+      return core::Status::InvalidArgument("--task lists GPUs for a task; it takes no action or GPU names")
+          .WithKeys("error.gpus.task_alone", {});
     }
     auto rule = model::FindTaskRule(options.task);
     if (!rule.ok()) return rule.status();
@@ -51,7 +52,8 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     ctx.out << (ctx.options.json ? report::RenderJson(TaskToJson(*result, t)) : RenderTask(*result, t));
     return core::ExitCode::kOk;
   }
-  if (!options.prices.empty()) return core::Status::InvalidArgument("--price goes with --task (it ranks the picks by cost)").WithKeys("error.gpus.price_needs_task", {});
+  if (!options.prices.empty()) return core::Status::InvalidArgument("--price goes with --task (it ranks the picks by cost)")
+      .WithKeys("error.gpus.price_needs_task", {});
 
   std::string action = options.words.empty() ? "" : options.words.front();
   std::vector<std::string> names(options.words.size() > 1 ? options.words.begin() + 1 : options.words.end(),
@@ -76,7 +78,8 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     return core::ExitCode::kOk;
   }
   if (action == "links") {
-    if (!names.empty()) return core::Status::InvalidArgument("'gpus links' takes no GPU names").WithKeys("error.gpus.links_no_names", {});
+    if (!names.empty()) return core::Status::InvalidArgument("'gpus links' takes no GPU names")
+        .WithKeys("error.gpus.links_no_names", {});
     if (ctx.options.json) {
       auto doc = report::MakeDocument("host_links");
       doc["host_links"] = nlohmann::json::array();
@@ -98,7 +101,8 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
           .WithKeys(names.empty() ? "error.gpus.show_needs_name" : "error.gpus.show_one", {});
     }
     if (action == "compare" && names.size() < 2) {
-      return core::Status::InvalidArgument("'gpus compare' needs at least two GPUs, e.g. gpuprobe gpus compare a100-80gb h100").WithKeys("error.gpus.compare_two", {});
+      return core::Status::InvalidArgument("'gpus compare' needs at least two GPUs, e.g. gpuprobe gpus compare a100-80gb h100")
+          .WithKeys("error.gpus.compare_two", {});
     }
     auto gpus = FindAll(db, names);
     if (!gpus.ok()) return gpus.status();

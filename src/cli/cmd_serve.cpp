@@ -153,12 +153,14 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   if (!(o.interval >= 0.1 && o.interval <= 3600)) {
     return core::Status::InvalidArgument("--interval must be between 0.1 and 3600 seconds").WithKeys("error.serve.interval", {});
   }
-  if (o.healthz != "ready" && o.healthz != "live") return core::Status::InvalidArgument("--healthz must be 'ready' or 'live'").WithKeys("error.serve.healthz", {});
+  if (o.healthz != "ready" && o.healthz != "live") return core::Status::InvalidArgument("--healthz must be 'ready' or 'live'")
+      .WithKeys("error.serve.healthz", {});
   bool loopback = serve::IsLoopbackHost(listen->host);
   if (!loopback && !o.allow_remote) {
     return core::Status::InvalidArgument(
         fmt::format("--listen {} is reachable from other machines (it is not a loopback address)", o.listen),
-        "add --allow-remote if you mean it (a Kubernetes DaemonSet does), or listen on 127.0.0.1").WithKeys("error.serve.remote", {{"address", o.listen}}, "error.serve.remote.hint");
+        "add --allow-remote if you mean it (a Kubernetes DaemonSet does), or listen on 127.0.0.1")
+            .WithKeys("error.serve.remote", {{"address", o.listen}}, "error.serve.remote.hint");
   }
   auto server = serve::HttpServer::Bind(listen->host, listen->port, serve::HttpLimits{});
   if (!server.ok()) return server.status();

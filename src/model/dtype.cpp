@@ -41,7 +41,8 @@ core::Result<DType> ParseDType(const std::string& raw) {
   if (name == "int4") return DType::kInt4;
   if (name == "nf4") return DType::kNf4;
   return core::Status::InvalidArgument("unknown data type '" + raw +
-                                       "' (use fp32, fp16, bf16, fp8, int8, int4 or nf4)").WithKeys("error.dtype.unknown", {{"value", raw}});
+                                       "' (use fp32, fp16, bf16, fp8, int8, int4 or nf4)")
+                                           .WithKeys("error.dtype.unknown", {{"value", raw}});
 }
 
 bool IsFloat16Or32(DType dtype) {

@@ -52,11 +52,13 @@ std::string Where(const std::string& context, const char* key) { return fmt::for
 core::Status ReadNumber(const json& j, const char* key, Quantity quantity, const std::string& context, std::optional<double>* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return core::Status::Ok();
-  if (!it->is_number()) return core::Status::ParseError(Where(context, key) + " must be a number").WithKeys("error.snapshot.not_number", {{"field", Where(context, key)}});
+  if (!it->is_number()) return core::Status::ParseError(Where(context, key) + " must be a number")
+      .WithKeys("error.snapshot.not_number", {{"field", Where(context, key)}});
   double value = it->get<double>();
   smi::Diagnostics notes;
   *out = smi::Checked(value, quantity, key, fmt::format("{}", value), "", &notes);
-  if (!*out) return core::Status::ParseError(fmt::format("{} is {}, which is not a possible value", Where(context, key), it->dump())).WithKeys("error.snapshot.impossible", {{"field", Where(context, key)}, {"value", it->dump()}});
+  if (!*out) return core::Status::ParseError(fmt::format("{} is {}, which is not a possible value", Where(context, key), it->dump()))
+      .WithKeys("error.snapshot.impossible", {{"field", Where(context, key)}, {"value", it->dump()}});
   return core::Status::Ok();
 }
 
@@ -70,7 +72,8 @@ core::Status ReadInt(const json& j, const char* key, Quantity quantity, const st
 core::Status ReadBool(const json& j, const char* key, const std::string& context, std::optional<bool>* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return core::Status::Ok();
-  if (!it->is_boolean()) return core::Status::ParseError(Where(context, key) + " must be true or false").WithKeys("error.snapshot.not_bool", {{"field", Where(context, key)}});
+  if (!it->is_boolean()) return core::Status::ParseError(Where(context, key) + " must be true or false")
+      .WithKeys("error.snapshot.not_bool", {{"field", Where(context, key)}});
   *out = it->get<bool>();
   return core::Status::Ok();
 }
@@ -78,7 +81,8 @@ core::Status ReadBool(const json& j, const char* key, const std::string& context
 core::Status ReadString(const json& j, const char* key, const std::string& context, std::string* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return core::Status::Ok();
-  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a string").WithKeys("error.snapshot.not_string", {{"field", Where(context, key)}});
+  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a string")
+      .WithKeys("error.snapshot.not_string", {{"field", Where(context, key)}});
   *out = smi::ValidUtf8(it->get<std::string>());
   return core::Status::Ok();
 }
@@ -86,21 +90,25 @@ core::Status ReadString(const json& j, const char* key, const std::string& conte
 core::Status ReadHex(const json& j, const char* key, std::uint64_t max, const std::string& context, std::optional<std::uint64_t>* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return core::Status::Ok();
-  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a hexadecimal string such as \"0x233510DE\"").WithKeys("error.snapshot.not_hex", {{"field", Where(context, key)}});
+  if (!it->is_string()) return core::Status::ParseError(Where(context, key) + " must be a hexadecimal string such as \"0x233510DE\"")
+      .WithKeys("error.snapshot.not_hex", {{"field", Where(context, key)}});
   auto value = smi::Hex(it->get<std::string>());
-  if (!value || *value > max) return core::Status::ParseError(Where(context, key) + " is not a hexadecimal number in range").WithKeys("error.snapshot.hex_range", {{"field", Where(context, key)}});
+  if (!value || *value > max) return core::Status::ParseError(Where(context, key) + " is not a hexadecimal number in range")
+      .WithKeys("error.snapshot.hex_range", {{"field", Where(context, key)}});
   *out = value;
   return core::Status::Ok();
 }
 
 core::Result<ProcessInfo> ProcessFromJson(const json& p, const std::string& context) {
-  if (!p.is_object()) return core::Status::ParseError(fmt::format("'{}processes': every process must be an object", context)).WithKeys("error.snapshot.process_object", {{"context", context}});
+  if (!p.is_object()) return core::Status::ParseError(fmt::format("'{}processes': every process must be an object", context))
+      .WithKeys("error.snapshot.process_object", {{"context", context}});
   ProcessInfo info;
   std::optional<double> pid;
   GPUPROBE_RETURN_IF_ERROR(ReadNumber(p, "pid", Quantity::kCount, context, &pid));
   if (pid) {
     auto checked = smi::ToUint32(pid);
-    if (!checked) return core::Status::ParseError(Where(context, "pid") + " is not a process id").WithKeys("error.snapshot.pid", {{"field", Where(context, "pid")}});
+    if (!checked) return core::Status::ParseError(Where(context, "pid") + " is not a process id")
+        .WithKeys("error.snapshot.pid", {{"field", Where(context, "pid")}});
     info.pid = *checked;
   }
   GPUPROBE_RETURN_IF_ERROR(ReadString(p, "type", context, &info.type));
@@ -146,7 +154,8 @@ json SnapshotToJson(const Snapshot& s) {
 }
 
 core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& context) {
-  if (!j.is_object()) return core::Status::ParseError(fmt::format("'{}': every GPU must be an object", context)).WithKeys("error.snapshot.gpu_object", {{"context", context}});
+  if (!j.is_object()) return core::Status::ParseError(fmt::format("'{}': every GPU must be an object", context))
+      .WithKeys("error.snapshot.gpu_object", {{"context", context}});
   Snapshot s;
 #define GPUPROBE_R(f) GPUPROBE_RETURN_IF_ERROR(ReadString(j, #f, context, &s.f));
   GPUPROBE_STRING_FIELDS(GPUPROBE_R)
@@ -173,7 +182,8 @@ core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& contex
   s.processes_known = known.value_or(false);
   s.graphics_processes_known = graphics_known.value_or(true);
   if (j.contains("processes")) {
-    if (!j["processes"].is_array()) return core::Status::ParseError(Where(context, "processes") + " must be a list").WithKeys("error.snapshot.processes_list", {{"field", Where(context, "processes")}});
+    if (!j["processes"].is_array()) return core::Status::ParseError(Where(context, "processes") + " must be a list")
+        .WithKeys("error.snapshot.processes_list", {{"field", Where(context, "processes")}});
     for (const auto& p : j["processes"]) {
       auto info = ProcessFromJson(p, context);
       if (!info.ok()) return info.status();
@@ -181,9 +191,11 @@ core::Result<Snapshot> SnapshotFromJson(const json& j, const std::string& contex
     }
   }
   if (j.contains("mig_instances")) {
-    if (!j["mig_instances"].is_array()) return core::Status::ParseError(Where(context, "mig_instances") + " must be a list").WithKeys("error.snapshot.processes_list", {{"field", Where(context, "mig_instances")}});
+    if (!j["mig_instances"].is_array()) return core::Status::ParseError(Where(context, "mig_instances") + " must be a list")
+        .WithKeys("error.snapshot.processes_list", {{"field", Where(context, "mig_instances")}});
     for (const auto& m : j["mig_instances"]) {
-      if (!m.is_object()) return core::Status::ParseError(fmt::format("'{}mig_instances': every MIG instance must be an object", context)).WithKeys("error.snapshot.mig_object", {{"context", context}});
+      if (!m.is_object()) return core::Status::ParseError(fmt::format("'{}mig_instances': every MIG instance must be an object", context))
+          .WithKeys("error.snapshot.mig_object", {{"context", context}});
       MigInstance mig;
       GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "gpu_instance_id", Quantity::kCount, context, &mig.gpu_instance_id));
       GPUPROBE_RETURN_IF_ERROR(ReadInt(m, "compute_instance_id", Quantity::kCount, context, &mig.compute_instance_id));
