@@ -1,6 +1,7 @@
 #include "checkpoint/model_source.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -175,6 +176,22 @@ Result<ModelSource> FromDirectory(const std::string& dir, const std::string& fou
   return FromSafetensors(std::move(*source), LocalFiles(files.safetensors));
 }
 
+// One .safetensors file named on its own: with a config.json beside it, the checkpoint is that
+// directory (every shard, as `plan --model DIR` reads it); without one, the file's own headers
+// are counted and the layout assumed, said in a note (FromHeadersOnly).
+Result<ModelSource> FromSafetensorsFile(const std::string& path, const model::HfKnowledge* hf) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const std::string config = (std::filesystem::path(dir.empty() ? "." : dir) / "config.json").string();
+  if (PathExists(config)) {
+    auto source = FromDirectory(dir.empty() ? "." : dir, "directory", hf);
+    if (source.ok()) source->label = path + " (" + (dir.empty() ? "." : dir) + ")";
+    return source;
+  }
+  Status no_config = Status::InvalidArgument(fmt::format("{}: no config.json beside it", path))
+                         .WithKeys("error.checkpoint.no_config_beside", {{"path", path}});
+  return FromHeadersOnly(path, "file", LocalFiles({path}), no_config);
+}
+
 }  // namespace
 
 Result<model::ModelShape> ShapeFromConfig(const std::string& text, const std::string& label, const model::HfKnowledge* hf) {
@@ -210,6 +227,7 @@ Result<std::optional<ModelSource>> ResolveLocalModel(const std::string& model, c
   if (PathExists(model)) {
     if (IsDirectory(model)) return found(FromDirectory(model, "directory", hf));
     if (EndsWith(model, ".gguf")) return found(FromGguf(model));
+    if (EndsWith(model, ".safetensors")) return found(FromSafetensorsFile(model, hf));
     std::string text;
     GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(model, kMaxConfigBytes));
     return found(FromConfigText(text, model, "file", hf));

@@ -40,7 +40,7 @@ core::Result<core::ExitCode> RunPlan(VerbContext& ctx, app::PlanOptions o, bool 
 VerbRunner SetupPlanVerb(CLI::App* command) {
   auto o = std::make_shared<app::PlanOptions>();
   command->add_option("--model", o->model_path,
-                      "config.json ('-' reads standard input), checkpoint directory, .gguf file, or Hub id (ORG/NAME)");
+                      "config.json ('-' reads standard input), checkpoint directory, .safetensors or .gguf file, or Hub id (ORG/NAME)");
   command->add_option("--params", o->params, "parameter count instead of a config: 7B, 350M, 1.5T");
   command->add_option("--layers", o->layers, "number of layers (with --params, or to override the config)");
   command->add_option("--hidden", o->hidden, "hidden size");
