@@ -244,6 +244,8 @@ bool ContainsName(const std::string& lower_text, const std::string& name) {
 }  // namespace
 
 std::vector<std::string> Glossary::About(std::string_view text, size_t limit) const {
+  // A question is short; a pasted log of megabytes is not one (and would cost a search per name).
+  if (text.size() > kMaxQuestionBytes) return {};
   const std::string lower = core::Lower(text);
   const std::set<std::string> words = ContentWords(text);
   std::vector<std::pair<std::pair<int, size_t>, size_t>> scored;  // ((score, longest name), term)

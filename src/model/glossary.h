@@ -78,6 +78,8 @@ class Glossary {
   /// dropped, question words ignored); best first, only terms that share a name or score three.
   /// For a text that names no term and is no known error.
   std::vector<std::string> About(std::string_view text, size_t limit = 3) const;
+  /// About() reads texts up to this long; a longer one is about nothing.
+  static constexpr size_t kMaxQuestionBytes = 2048;
 
   /// A text longer than this many words is an error text, not a term.
   static constexpr size_t kMaxTermWords = 5;

@@ -80,6 +80,8 @@ TEST(Glossary, AQuestionInWordsFindsTheTermsItIsAbout) {
   EXPECT_EQ(first(G().About("KV 缓存要占多少显存")), "kv_cache");
   EXPECT_TRUE(G().About("the weather in Lisbon tomorrow").empty());
   EXPECT_TRUE(G().About("").empty());
+  // Bounded work: a text far longer than a question (a pasted log) is about nothing.
+  EXPECT_TRUE(G().About(std::string(model::Glossary::kMaxQuestionBytes + 1, 'a') + " kv cache").empty());
   EXPECT_LE(G().About("memory bandwidth cache copy decode prefill token throughput latency", 3).size(), 3u);
 }
 
