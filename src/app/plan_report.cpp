@@ -402,6 +402,8 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
     auto found = db.Find(o.gpu);
     if (!found.ok()) return found.status().WithContext("--gpu");
     report.gpu = *found;
+    report.gpu_query = o.gpu;
+    for (const model::GpuSpec* other : db.OtherVariants(o.gpu, **found)) report.gpu_other_variants.push_back(other->name);
     candidates.push_back(*found);
   } else if (!engine_gpu) {
     for (const auto& g : db.gpus()) {

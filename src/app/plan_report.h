@@ -73,6 +73,10 @@ struct PlanReport {
   model::MemoryPlan memory;
   std::vector<PlanFit> fits;      ///< every GPU considered, best first
   const model::GpuSpec* gpu = nullptr;  ///< with --gpu
+  /// The other GPUs --gpu's words could have meant ("h100": the PCIe and NVL cards), by name;
+  /// empty when the name was the GPU's own (cli/gpu_choice_note.h says it).
+  std::vector<std::string> gpu_other_variants;
+  std::string gpu_query;  ///< --gpu as given
   bool fits_on_gpu = true;        ///< with --gpu: the job fits there; traffic without --gpu: some priced GPU serves it
   std::optional<model::Capacity> capacity;        ///< with --gpu, when it fits
   std::optional<model::ServingCapacity> serving;  ///< with --gpu, inference, when it fits

@@ -15,6 +15,7 @@
 #include "app/matmul_comparison.h"
 #include "cli/advise_view.h"
 #include "cli/command.h"
+#include "cli/gpu_choice_note.h"
 #include "cli/price_json.h"
 #include "core/file_io.h"
 #include "core/json_input.h"
@@ -37,6 +38,7 @@ struct AdviseOptions {
   double cpu_flops = 0, cpu_bandwidth = 0;
   int top = 5;
   std::vector<std::string> prices;
+  std::vector<std::string> gpus;  ///< --gpu: compare these GPUs only
 };
 
 core::Result<model::Workload> BuildWorkload(const AdviseOptions& o) {
@@ -242,9 +244,26 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
   std::optional<app::MatmulFigure> matmul_cpu;
   auto cpu = CpuFigures(o, *workload, &matmul_cpu);
   if (!cpu.ok()) return cpu.status();
-  std::vector<std::string> left_out = app::NotRankedByAdvise((*db)->gpus());
-  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices, [](const model::GpuSpec& g) { return !app::IsNotAServerGpu(g); });
+  // --gpu names the GPUs to compare (any the database knows, boards included: the user asked);
+  // otherwise every GPU a service can run on by itself is ranked.
+  std::vector<const model::GpuSpec*> asked;
+  std::string choice_notes;
+  nlohmann::json choices = nlohmann::json::array();
+  for (const auto& name : o.gpus) {
+    auto found = (*db)->Find(name);
+    if (!found.ok()) return found.status().WithContext("--gpu");
+    if (std::find(asked.begin(), asked.end(), *found) == asked.end()) asked.push_back(*found);
+    std::vector<std::string> others = OtherVariantNames(**db, name, **found);
+    choice_notes += GpuChoiceNote(name, (*found)->name, others, ctx.texts);
+    if (auto choice = GpuChoiceJson(name, (*found)->name, others); !choice.is_null()) choices.push_back(choice);
+  }
+  std::vector<std::string> left_out = asked.empty() ? app::NotRankedByAdvise((*db)->gpus()) : std::vector<std::string>{};
+  auto consider = [&asked](const model::GpuSpec& g) {
+    return asked.empty() ? !app::IsNotAServerGpu(g) : std::find(asked.begin(), asked.end(), &g) != asked.end();
+  };
+  auto advice = model::Advise(*workload, *cpu, (*db)->gpus(), &*prices, consider);
   if (!advice.ok()) return advice.status();
+  const int top = asked.empty() ? o.top : std::max(o.top, static_cast<int>(asked.size()));
   // A matmul: the fp32-against-fp32 comparison with the top GPU, by the one definition the
   // tour and report use (app/matmul_comparison.h), tensor cores apart.
   std::optional<app::MatmulComparison> comparison;
@@ -257,9 +276,10 @@ core::Result<core::ExitCode> RunAdvise(VerbContext& ctx, const AdviseOptions& o)
     doc["matmul_comparison"] = comparison ? app::MatmulComparisonJson(*comparison) : nlohmann::json(nullptr);
     if (comparison) doc["matmul_comparison"]["gpu"] = advice->gpus.front().gpu->name;
     doc["not_ranked"] = left_out;
+    doc["gpu_choices"] = choices;
     ctx.out << report::RenderJson(doc);
   } else {
-    ctx.out << RenderAdvice(*workload, *cpu, *advice, o.top, ctx.texts);
+    ctx.out << choice_notes << RenderAdvice(*workload, *cpu, *advice, top, ctx.texts);
     if (!left_out.empty()) ctx.out << "  " << Tr(ctx.texts, "advise.not_ranked", fmt::arg("count", left_out.size())) << "\n";
     if (comparison && comparison->Fp32Speedup()) {
       std::string line = Tr(ctx.texts, "advise.matmul_comparison", fmt::arg("gpu", GpuNameText(advice->gpus.front().gpu->name, ctx.texts)),
@@ -293,6 +313,7 @@ VerbRunner SetupAdviseVerb(CLI::App* command) {
   command->add_option("--cpu-flops", o->cpu_flops, "the CPU's FLOP/s (overrides)");
   command->add_option("--cpu-bandwidth", o->cpu_bandwidth, "the CPU's memory bandwidth in bytes/s (overrides)");
   command->add_option("--top", o->top, "GPUs to show (default 5)");
+  command->add_option("--gpu", o->gpus, "compare these GPUs only (repeatable: --gpu h100 --gpu l4); default: every server GPU, fastest first");
   command->add_option("--price", o->prices, "GPU=USD/h, one GPU-hour's price (repeatable): overrides the price table");
   return [o](VerbContext& ctx) { return RunAdvise(ctx, *o); };
 }

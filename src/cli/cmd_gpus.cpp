@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/gpu_choice_note.h"
 #include "cli/gpus_view.h"
 #include "cli/price_json.h"
 #include "core/spelling.h"
@@ -30,6 +31,23 @@ core::Result<std::vector<const model::GpuSpec*>> FindAll(const model::SpecDataba
     out.push_back(*found);
   }
   return out;
+}
+
+// `gpus show NAME` (or a name alone): the card, and which card a short name chose.
+core::Result<core::ExitCode> ShowOne(VerbContext& ctx, const model::SpecDatabase& db, const std::string& query,
+                                     const model::GpuSpec& gpu) {
+  std::vector<std::string> others = OtherVariantNames(db, query, gpu);
+  if (ctx.options.json) {
+    auto doc = report::MakeDocument("gpu");
+    doc["gpu"] = GpuToJson(gpu, ctx.texts);
+    doc["gpu_choice"] = GpuChoiceJson(query, gpu.name, others);
+    doc["healthy"] = HealthyFiguresJson(gpu);
+    ctx.out << report::RenderJson(doc);
+  } else {
+    std::string note = GpuChoiceNote(query, gpu.name, others, ctx.texts);
+    ctx.out << (note.empty() ? "" : note + "\n") << RenderGpuShow(gpu, ctx.texts);
+  }
+  return core::ExitCode::kOk;
 }
 
 core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& options) {
@@ -106,35 +124,29 @@ core::Result<core::ExitCode> RunGpus(VerbContext& ctx, const GpusOptions& option
     }
     auto gpus = FindAll(db, names);
     if (!gpus.ok()) return gpus.status();
+    if (action == "show") return ShowOne(ctx, db, names.front(), *gpus->front());
     if (ctx.options.json) {
-      auto doc = report::MakeDocument(action == "show" ? "gpu" : "gpus_compare");
-      if (action == "show") {
-        doc["gpu"] = GpuToJson(*gpus->front(), t);
-        doc["healthy"] = HealthyFiguresJson(*gpus->front());
-      } else {
-        doc["gpus"] = nlohmann::json::array();
-        for (const auto* g : *gpus) doc["gpus"].push_back(GpuToJson(*g, t));
+      auto doc = report::MakeDocument("gpus_compare");
+      doc["gpus"] = nlohmann::json::array();
+      doc["gpu_choices"] = nlohmann::json::array();
+      for (size_t i = 0; i < gpus->size(); ++i) {
+        doc["gpus"].push_back(GpuToJson(*(*gpus)[i], t));
+        auto choice = GpuChoiceJson(names[i], (*gpus)[i]->name, OtherVariantNames(db, names[i], *(*gpus)[i]));
+        if (!choice.is_null()) doc["gpu_choices"].push_back(choice);
       }
       ctx.out << report::RenderJson(doc);
     } else {
-      ctx.out << (action == "show" ? RenderGpuShow(*gpus->front(), t) : RenderGpuCompare(*gpus, t));
+      for (size_t i = 0; i < gpus->size(); ++i) {
+        ctx.out << GpuChoiceNote(names[i], (*gpus)[i]->name, OtherVariantNames(db, names[i], *(*gpus)[i]), t);
+      }
+      ctx.out << RenderGpuCompare(*gpus, t);
     }
     return core::ExitCode::kOk;
   }
   // Not an action: a GPU name alone means "show it"; otherwise suggest.
   if (names.empty()) {
     auto found = db.Find(action);
-    if (found.ok()) {
-      if (ctx.options.json) {
-        auto doc = report::MakeDocument("gpu");
-        doc["gpu"] = GpuToJson(**found, t);
-        doc["healthy"] = HealthyFiguresJson(**found);
-        ctx.out << report::RenderJson(doc);
-      } else {
-        ctx.out << RenderGpuShow(**found, t);
-      }
-      return core::ExitCode::kOk;
-    }
+    if (found.ok()) return ShowOne(ctx, db, action, **found);
     if (db.Candidates(action).size() > 1) return found.status();
   }
   auto near = core::ClosestMatches(action, {"show", "compare", "links"});

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/gpu_choice_note.h"
 #include "cli/gpus_view.h"
 #include "report/phrase_text.h"
 #include "cli/plan_view.h"
@@ -226,6 +227,7 @@ json PlanToJson(const PlanReport& r, const report::Texts& texts) {
                   {"rates", "bytes/s and FLOP/s; text output in SI units (GB/s, TFLOP/s)"}};
   if (r.gpu != nullptr) {
     doc["gpu"] = r.gpu->name;
+    doc["gpu_choice"] = GpuChoiceJson(r.gpu_query, r.gpu->name, r.gpu_other_variants);
     doc["fits_on_gpu"] = r.fits_on_gpu;
     doc["gpu_spec"] = GpuFiguresJson(*r.gpu, texts);
     doc["healthy"] = HealthyFiguresJson(*r.gpu);  // the same figures gpus show --json gives

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/gpu_choice_note.h"
 #include "cli/gpus_view.h"
 #include "report/phrase_text.h"
 #include "core/units.h"
@@ -201,8 +202,11 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
 
 std::string RenderPlan(const PlanReport& r, const report::Texts& t) {
   // The rental sweep's table answers "on which GPU" in place of the fit table.
-  std::string out = RenderModel(r, t) + RenderMemory(r, t) + (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t)) +
-                    RenderEngine(r, t) + RenderFromLog(r, t);
+  std::string out = RenderModel(r, t) + RenderMemory(r, t);
+  if (r.gpu != nullptr && !r.gpu_other_variants.empty()) {
+    out += GpuChoiceNote(r.gpu_query, r.gpu->name, r.gpu_other_variants, t) + "\n";
+  }
+  out += (r.rental_sweep ? RenderRental(r, t) : RenderFits(r, t)) + RenderEngine(r, t) + RenderFromLog(r, t);
   if (r.gpu != nullptr) out += r.fits_on_gpu ? RenderSpeed(r, t) + RenderCost(r, t) : RenderOptions(r, t);
   if (r.traffic) out += RenderTraffic(r, t);
   // What the card should measure, so a slow deployment can be told from a slow card.

@@ -281,6 +281,27 @@ std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query)
   return out;
 }
 
+std::vector<const GpuSpec*> SpecDatabase::OtherVariants(std::string_view raw_query, const GpuSpec& chosen) const {
+  std::vector<const GpuSpec*> out;
+  std::string query = Lower(raw_query);
+  if (query.size() > core::limits::kNameBytes || Lower(chosen.name) == query) return out;
+  std::vector<std::string> query_words = Words(query);
+  for (const auto& g : gpus_) {
+    if (&g == &chosen) continue;
+    std::vector<std::string> words = Words(g.name);
+    for (const auto& alias : g.aliases) {
+      auto more = Words(alias);
+      words.insert(words.end(), more.begin(), more.end());
+    }
+    // whole words only: "a10" is not also the A100 or the A10G, which only begin with it
+    bool all = !query_words.empty() && std::all_of(query_words.begin(), query_words.end(), [&](const std::string& q) {
+      return std::find(words.begin(), words.end(), q) != words.end();
+    });
+    if (all) out.push_back(&g);
+  }
+  return out;
+}
+
 Result<const GpuSpec*> SpecDatabase::Find(std::string_view query) const {
   if (query.size() > core::limits::kNameBytes) {
     return core::limits::OverLimit(fmt::format("'{}...'", query.substr(0, 40)), "name", query.size(), core::limits::kNameBytes);

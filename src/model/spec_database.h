@@ -42,6 +42,12 @@ class SpecDatabase {
   /// Every GPU whose name, alias or id matches `query` as Find() would, without choosing.
   std::vector<const GpuSpec*> Candidates(std::string_view query) const;
 
+  /// The other GPUs a short name could have meant, when Find(query) chose `chosen` by an alias
+  /// or by the exact words of one name ("h100" is the H100 SXM5; the H100 PCIe and NVL also
+  /// carry those words): every GPU whose name or alias begins with the query's words, except
+  /// `chosen`. Empty when the query is the chosen GPU's full name or a PCI id.
+  std::vector<const GpuSpec*> OtherVariants(std::string_view query, const GpuSpec& chosen) const;
+
  private:
   std::vector<GpuSpec> gpus_;
   std::vector<HostLink> host_links_;

@@ -37,6 +37,13 @@ for gpu in h100 l4 a100-80gb; do
     "$(jq ".gpus[] | select(.gpu == \"$name\") | .peak_flops" "$tmp/advise.json")"
   same "$gpu report tensor = spec bf16" "$(jq '.gpu.bf16_tensor_dense_flops' "$tmp/show.json")" "$(jq "$r.gpu_tensor_bf16_flops" "$tmp/report.json")"
   same "$gpu report fp32 speed-up = gpu / cpu" "$(jq "$r.gpu_fp32_flops / $r.cpu_fp32_flops" "$tmp/report.json")" "$(jq "$r.fp32_speedup" "$tmp/report.json")"
+  # advise --gpu: the question "how much faster is this GPU" asked of advise gives the report's
+  # figures for that GPU, and only that GPU is ranked.
+  "$BIN" advise --profile matmul --size 2048 --cpu-results "$RUN" --gpu "$gpu" --json >"$tmp/advise1.json" || { echo "advise --gpu failed"; exit 1; }
+  same "$gpu advise --gpu compares that GPU" "$name" "$(jq -r "$r.gpu" "$tmp/advise1.json")"
+  same "$gpu advise --gpu ranks it alone" "1" "$(jq '.gpus | length' "$tmp/advise1.json")"
+  same "$gpu advise --gpu fp32 speed-up = report" "$(jq "$r.fp32_speedup" "$tmp/report.json")" "$(jq "$r.fp32_speedup" "$tmp/advise1.json")"
+  same "$gpu advise --gpu tensor speed-up = report" "$(jq "$r.tensor_bf16_speedup" "$tmp/report.json")" "$(jq "$r.tensor_bf16_speedup" "$tmp/advise1.json")"
   # The verdict (no GPU in this run: its second line, the spec's GPU) says the fp32 speed-up by
   # the one rounding rule (three significant digits), and names tensor cores apart.
   fp32=$(jq -r "$r.fp32_speedup | if . >= 100 then (. + 0.5 | floor | tostring) else error(\"below 100: not this fixture\") end" "$tmp/report.json")

@@ -1,5 +1,6 @@
 #include "model/spec_database.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -89,6 +90,29 @@ TEST(SpecDatabase, AnExactNameWinsOverLongerOnes) {
   ASSERT_TRUE(ti.ok());
   EXPECT_EQ((*ti)->name, "GeForce RTX 3090 Ti");
   EXPECT_FALSE(Db().Find("a100").ok()) << "no A100 is named just 'A100': still ambiguous";
+}
+
+// A short name that chose one card names the others it could have meant (cli/gpu_choice_note.h):
+// "h100" is the SXM5 by its alias, and the PCIe and NVL cards carry the word too; a full name
+// has none; "a10" is not also the A100, which only begins with it.
+TEST(SpecDatabase, OtherVariantsOfAShortName) {
+  auto names = [](const std::vector<const GpuSpec*>& gpus) {
+    std::vector<std::string> out;
+    for (const auto* g : gpus) out.push_back(g->name);
+    return out;
+  };
+  auto h100 = Db().Find("h100");
+  ASSERT_TRUE(h100.ok());
+  std::vector<std::string> others = names(Db().OtherVariants("h100", **h100));
+  EXPECT_NE(std::find(others.begin(), others.end(), "H100 PCIe 80GB"), others.end());
+  EXPECT_EQ(std::find(others.begin(), others.end(), (*h100)->name), others.end()) << "never the chosen one";
+  EXPECT_TRUE(Db().OtherVariants((*h100)->name, **h100).empty()) << "its full name is no short name";
+  auto rtx = Db().Find("rtx 3090");
+  ASSERT_TRUE(rtx.ok());
+  EXPECT_EQ(names(Db().OtherVariants("rtx 3090", **rtx)), std::vector<std::string>{"GeForce RTX 3090 Ti"});
+  auto a10 = Db().Find("a10");
+  ASSERT_TRUE(a10.ok());
+  EXPECT_TRUE(Db().OtherVariants("a10", **a10).empty()) << names(Db().OtherVariants("a10", **a10)).front();
 }
 
 TEST(SpecDatabase, UnknownNameSuggestsTheNearest) {
