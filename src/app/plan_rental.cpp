@@ -68,7 +68,8 @@ RentalFigures RentalFiguresFor(const model::GpuSpec& gpu, const model::GpuPrice*
 }
 
 core::Result<RentalSweep> SweepRentals(const model::ModelShape& shape, const model::Job& base, DtypeDefaults defaults,
-                                       const model::PriceBook& prices, const model::Traffic& traffic) {
+                                       const model::PriceBook& prices, const model::Traffic& traffic,
+                                       double max_p99_wait_seconds) {
   GPUPROBE_RETURN_IF_ERROR(model::ValidateTraffic(traffic));
   RentalSweep sweep;
   sweep.traffic = traffic;
@@ -84,13 +85,23 @@ core::Result<RentalSweep> SweepRentals(const model::ModelShape& shape, const mod
       r.price = &price;
       r.blocked_by = "spec";
       r.weight_dtype = model::DTypeName(job.weight_dtype);
+      r.fp16_for_gpu = Bf16DefaultBecameFp16(base, *price.gpu, defaults);
       sweep.not_served.push_back(std::move(r));
       continue;
     }
     RentalFigures r = RentalFiguresFor(*price.gpu, &price, *plan, model::DTypeName(job.weight_dtype));
+    r.fp16_for_gpu = Bf16DefaultBecameFp16(base, *price.gpu, defaults);
     (r.load.feasible ? sweep.rows : sweep.not_served).push_back(std::move(r));
   }
   std::stable_sort(sweep.rows.begin(), sweep.rows.end(), Cheaper);
+  sweep.max_p99_wait_seconds = max_p99_wait_seconds;
+  for (size_t i = 0; i < sweep.rows.size(); ++i) {
+    const RentalHeadroom& h = sweep.rows[i].headroom;
+    if (h.p99_wait_seconds <= max_p99_wait_seconds && h.utilisation <= kRecommendMaxBusy) {
+      sweep.recommended = i;
+      break;
+    }
+  }
   return sweep;
 }
 

@@ -44,6 +44,7 @@ struct RentalFigures {
   model::ReplicaLoad load;                 ///< the planned configuration (low efficiency)
   std::string blocked_by;                  ///< when !load.feasible: memory, kv_cache, prefill, decode, latency, spec
   std::string weight_dtype;                ///< the dtype the weights were planned in on this GPU
+  bool fp16_for_gpu = false;               ///< a bf16 default planned as fp16 here (no bf16 on the GPU)
   double tokens_per_s = 0;                 ///< prompt + output tokens served per second, the whole service
   double output_tokens_per_s = 0;          ///< output tokens per second, the whole service
   RentalHeadroom headroom;
@@ -66,12 +67,24 @@ struct RentalSweep {
   std::vector<RentalFigures> rows;         ///< feasible, by $ per 1M tokens, then fewer GPUs
   std::vector<RentalFigures> not_served;   ///< priced GPUs that cannot serve it, with blocked_by
   int priced_gpus = 0;                     ///< GPUs the price table (and --price) name
+  /// The one row to rent: the cheapest (first) whose p99 wait is within max_p99_wait_seconds
+  /// and whose busier queue is within kRecommendMaxBusy; empty when no row is.
+  std::optional<size_t> recommended;
+  double max_p99_wait_seconds = 0;
 };
+
+/// The recommendation's defaults. A p99 queueing wait of 1 s is what a chat user notices
+/// before the first token (on top of the TTFT); 80% busy keeps a burst of 1.25x the planned
+/// rate from turning the queue unstable (utilisation 1).
+inline constexpr double kRecommendP99WaitMs = 1000;
+inline constexpr double kRecommendMaxBusy = 0.8;
 
 /// Sizes `traffic` on every GPU `prices` names, each with the job `plan --gpu` would plan there
 /// (PlanJobForGpu, app/plan_gpu_job.h). Errors only from the traffic's validation
 /// (InvalidArgument); a GPU whose spec lacks the figures is listed among not_served as "spec".
+/// The recommendation's limit is `max_p99_wait_seconds` (> 0).
 core::Result<RentalSweep> SweepRentals(const model::ModelShape& shape, const model::Job& base, DtypeDefaults defaults,
-                                       const model::PriceBook& prices, const model::Traffic& traffic);
+                                       const model::PriceBook& prices, const model::Traffic& traffic,
+                                       double max_p99_wait_seconds = kRecommendP99WaitMs / 1000);
 
 }  // namespace gpuprobe::app

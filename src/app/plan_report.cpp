@@ -161,6 +161,16 @@ core::Status CheckFlags(const PlanOptions& o) {
     if (*o.tpot_ms <= 0) return core::Status::InvalidArgument("--tpot-ms must be a positive number of milliseconds")
         .WithKeys("error.plan.tpot_positive", {});
   }
+  if (o.p99_wait_ms) {
+    if (!traffic || !o.gpu.empty()) {
+      return core::Status::InvalidArgument("--p99-wait-ms sets the rental recommendation of --rps or --users without --gpu")
+          .WithKeys("error.plan.p99_needs_sweep", {});
+    }
+    if (!(*o.p99_wait_ms > 0) || !std::isfinite(*o.p99_wait_ms)) {
+      return core::Status::InvalidArgument("--p99-wait-ms must be a positive number of milliseconds")
+          .WithKeys("error.plan.p99_positive", {});
+    }
+  }
   if (traffic && o.mode != "infer" && o.mode != "inference") {
     return core::Status::InvalidArgument("--rps and --users size a serving job; use them with --mode infer")
         .WithKeys("error.plan.traffic_infer", {});
@@ -255,6 +265,7 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
     if (!traffic.ok()) return traffic.status();
     report->traffic = std::move(traffic.value());
     report->rental = RentalFiguresFor(gpu, report->gpu_price, *report->traffic, model::DTypeName(job.weight_dtype));
+    report->rental->fp16_for_gpu = report->dtype_fp16_for_gpu;
   }
   // Cost at the job's own figures: inference at the KV-limited full concurrency, training as planned.
   if (report->gpu_price != nullptr && report->throughput) {
@@ -459,7 +470,8 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
   }
   if (report.gpu == nullptr && report.traffic_requested) {
     // The rental answer: every GPU with a price, each planned as `plan --gpu` would plan it.
-    auto sweep = SweepRentals(report.shape, report.job, DefaultsOf(o), *report.prices, TrafficOf(o));
+    auto sweep = SweepRentals(report.shape, report.job, DefaultsOf(o), *report.prices, TrafficOf(o),
+                              o.p99_wait_ms.value_or(kRecommendP99WaitMs) / 1000.0);
     if (!sweep.ok()) return sweep.status();
     report.rental_sweep = std::move(sweep.value());
     report.fits_on_gpu = !report.rental_sweep->rows.empty();

@@ -114,6 +114,7 @@ struct PlanOptions {
   std::optional<double> rps, users;
   std::optional<double> think_time;
   std::optional<double> tpot_ms;
+  std::optional<double> p99_wait_ms;  ///< --p99-wait-ms: the rental sweep's recommendation limit
   std::optional<double> prompt_tokens, output_tokens;  ///< checked as whole token counts
   std::vector<std::string> prices;
   std::string train_tokens;

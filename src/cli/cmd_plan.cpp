@@ -93,6 +93,8 @@ VerbRunner SetupPlanVerb(CLI::App* command) {
   command->add_option("--think-time", o->think_time, "seconds a user waits between an answer and the next request (default 0)");
   command->add_option("--prompt-tokens", o->prompt_tokens, "traffic: prompt tokens per request");
   command->add_option("--tpot-ms", o->tpot_ms, "traffic: the most time per output token to accept, in ms (default: none)");
+  command->add_option("--p99-wait-ms", o->p99_wait_ms,
+                      "traffic without --gpu: the longest p99 queueing wait the recommended rental may have, in ms (default 1000)");
   command->add_option("--output-tokens", o->output_tokens, "traffic: output tokens per request");
   command->add_option("--price", o->prices, "GPU=USD/h, one GPU-hour's price (repeatable): overrides the price table");
   command->add_option("--train-tokens", o->train_tokens, "training: tokens of the whole run (e.g. 2B) for its cost");

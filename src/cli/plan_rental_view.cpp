@@ -56,7 +56,7 @@ json WaitJson(const model::QueueWait& w) {
 
 json RentalJson(const app::RentalFigures& r) {
   json out = {{"gpu", r.gpu->name}, {"feasible", r.load.feasible}, {"weight_dtype", r.weight_dtype},
-              {"price", PriceJson(r.price)}};
+              {"fp16_for_gpu", r.fp16_for_gpu}, {"price", PriceJson(r.price)}};
   if (!r.load.feasible) {
     out["blocked_by"] = r.blocked_by;
     return out;
@@ -87,7 +87,13 @@ json RentalSweepJson(const app::RentalSweep& s) {
   return {{"priced_gpus", s.priced_gpus}, {"sorted_by", "usd_per_million_tokens"},
           {"pricing_rule", "GPUs x USD per GPU-hour / ((prompt + output tokens) x requests/s x 3600) x 1e6; "
                            "output only: the same bill over the output tokens"},
-          {"rows", rows}, {"not_served", not_served}};
+          {"rows", rows}, {"not_served", not_served},
+          {"recommended", s.recommended ? json{{"gpu", s.rows[*s.recommended].gpu->name}, {"row", *s.recommended},
+                                                {"max_p99_wait_seconds", s.max_p99_wait_seconds},
+                                                {"max_busy", app::kRecommendMaxBusy}}
+                                         : json(nullptr)},
+          {"recommend_rule", {{"max_p99_wait_seconds", s.max_p99_wait_seconds}, {"max_busy", app::kRecommendMaxBusy},
+                              {"pick", "the cheapest row per token within both"}}}};
 }
 
 std::string RenderRentalLines(const app::RentalFigures& r, const report::Texts& t) {
@@ -114,6 +120,34 @@ std::string RenderRentalLines(const app::RentalFigures& r, const report::Texts& 
   return out;
 }
 
+namespace {
+
+// The one row to rent, and why the cheaper rows are not it (app::RentalSweep::recommended).
+std::string RenderRecommendation(const app::RentalSweep& s, const report::Texts& t) {
+  const std::string limit = Time(t, s.max_p99_wait_seconds);
+  const std::string max_busy = Percent(app::kRecommendMaxBusy);
+  if (!s.recommended) {
+    return "  " + Tr(t, "plan.rental.recommend_none", fmt::arg("limit", limit), fmt::arg("max_busy", max_busy)) + "\n";
+  }
+  const app::RentalFigures& r = s.rows[*s.recommended];
+  std::string out = "  " + Tr(t, "plan.rental.recommend", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("gpus", r.load.gpus),
+                              fmt::arg("hour", Usd(t, r.usd_per_hour)), fmt::arg("million", Usd(t, r.usd_per_million_tokens)),
+                              fmt::arg("wait", Time(t, r.headroom.p99_wait_seconds)), fmt::arg("limit", limit),
+                              fmt::arg("busy", Percent(r.headroom.utilisation)), fmt::arg("max_busy", max_busy),
+                              fmt::arg("n1", r.headroom.n_plus_one_gpus), fmt::arg("n1_hour", Usd(t, r.n_plus_one_usd_per_hour))) +
+                    "\n";
+  if (*s.recommended > 0) {
+    out += "    " + Tr(t, "plan.rental.recommend_skipped", fmt::arg("count", *s.recommended),
+                       fmt::arg("first", GpuNameText(s.rows.front().gpu->name, t)),
+                       fmt::arg("wait", Time(t, s.rows.front().headroom.p99_wait_seconds)),
+                       fmt::arg("busy", Percent(s.rows.front().headroom.utilisation))) +
+           "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string RenderRental(const PlanReport& report, const report::Texts& t) {
   const app::RentalSweep& s = *report.rental_sweep;
   const model::Traffic& in = s.traffic;
@@ -133,7 +167,7 @@ std::string RenderRental(const PlanReport& report, const report::Texts& t) {
                              t.Get("plan.rental.col.busy"), t.Get("plan.rental.col.p99"), t.Get("plan.rental.col.n1")});
     for (size_t c = 1; c <= 9; ++c) table.SetAlign(c, report::Align::kRight);
     for (const auto& r : s.rows) {
-      table.AddRow({GpuNameText(r.gpu->name, t) + (r.weight_dtype == "fp16" ? " *" : "") + (NotCuda(r) ? " +" : ""), GpusCell(t, r),
+      table.AddRow({GpuNameText(r.gpu->name, t) + (r.fp16_for_gpu ? " *" : "") + (NotCuda(r) ? " +" : ""), GpusCell(t, r),
                     Usd(t, r.price->usd_per_hour), Usd(t, r.usd_per_hour), Usd(t, r.usd_per_million_tokens),
                     Usd(t, r.usd_per_million_output_tokens), Time(t, r.load.ttft_seconds), Time(t, r.load.tpot_seconds),
                     Percent(r.headroom.utilisation), Time(t, r.headroom.p99_wait_seconds),
@@ -141,12 +175,13 @@ std::string RenderRental(const PlanReport& report, const report::Texts& t) {
                        fmt::arg("hour", Usd(t, r.n_plus_one_usd_per_hour)))});
     }
     out += table.Render(2);
-    bool any_fp16 = std::any_of(s.rows.begin(), s.rows.end(), [](const app::RentalFigures& r) { return r.weight_dtype == "fp16"; });
+    bool any_fp16 = std::any_of(s.rows.begin(), s.rows.end(), [](const app::RentalFigures& r) { return r.fp16_for_gpu; });
     if (any_fp16) out += "  " + t.Get("plan.rental.fp16_mark") + "\n";
     // The engines' CUDA builds do not run there: a ROCm build of the same engine is needed.
     if (std::any_of(s.rows.begin(), s.rows.end(), NotCuda)) out += "  " + t.Get("plan.rental.not_cuda_mark") + "\n";
     // The cheapest row can run hot: what the sort does not weigh is said once.
     out += "  " + t.Get("plan.rental.read_busy") + "\n";
+    out += RenderRecommendation(s, t);
   }
   if (!s.not_served.empty()) {
     // One line per reason: a 405B model leaves most of the table on "does not fit".

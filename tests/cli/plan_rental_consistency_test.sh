@@ -38,7 +38,29 @@ for traffic in "--rps 5 --prompt-tokens 1000 --output-tokens 200" "--users 200 -
     [ -n "$row_text" ] || { failures=$((failures + 1)); echo "MISSING: no \$ per 1M tokens in the sweep's row for $name"; }
     same "$name ($traffic) text \$ per 1M tokens" "$row_text" "$gpu_text"
   done <"$tmp/gpus"
+  # The recommendation: the first (cheapest) row within both limits, and every row above it
+  # outside one of them (app::RentalSweep::recommended).
+  rec=$(jq '.rental.recommended.row' "$tmp/sweep.json")
+  lim=$(jq '.rental.recommend_rule.max_p99_wait_seconds' "$tmp/sweep.json")
+  same "($traffic) default p99 limit" "1" "$lim"
+  same "($traffic) an 8B model at this load has a row to recommend" "yes" "$([ "$rec" != null ] && echo yes)"
+  if [ "$rec" != null ]; then
+    same "($traffic) recommended row within the limits" "true" \
+      "$(jq ".rental.rows[$rec].queueing | .p99_wait_seconds <= $lim and .utilisation <= 0.8" "$tmp/sweep.json")"
+    same "($traffic) every cheaper row outside them" "true" \
+      "$(jq "[.rental.rows[:$rec][].queueing | (.p99_wait_seconds == null or .p99_wait_seconds > $lim or .utilisation > 0.8)] | all" "$tmp/sweep.json")"
+    grep -qF "  Recommended: $(jq -r ".rental.rows[$rec].gpu" "$tmp/sweep.json") x " "$tmp/sweep.txt" ||
+      { failures=$((failures + 1)); echo "MISSING: the text names no recommended row ($traffic)"; }
+    checks=$((checks + 1))
+  fi
 done
+
+# The fp16 mark is for a bf16 default planned as fp16 (Volta, Turing), not for a model stored in fp16.
+"$BIN" plan --params 8B --rps 5 --prompt-tokens 1000 --output-tokens 200 --json >"$tmp/bf16.json"
+"$BIN" plan --params 8B --dtype fp16 --rps 5 --prompt-tokens 1000 --output-tokens 200 --json >"$tmp/fp16.json"
+same "bf16 default on a V100 (Volta) is marked" "true" "$(jq '[.rental.rows[], .rental.not_served[] | select(.gpu == "Tesla V100 SXM2 16GB") | .fp16_for_gpu] | first' "$tmp/bf16.json")"
+same "bf16 default on an H100 is not" "false" "$(jq '[.rental.rows[] | select(.gpu == "H100 SXM5 80GB") | .fp16_for_gpu] | first' "$tmp/bf16.json")"
+same "--dtype fp16 is never marked" "0" "$(jq '[.rental.rows[], .rental.not_served[] | select(.fp16_for_gpu)] | length' "$tmp/fp16.json")"
 
 echo "rental consistency: $checks checks; $failures mismatches"
 [ "$failures" = 0 ]
