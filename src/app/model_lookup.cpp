@@ -93,9 +93,13 @@ Result<FoundModel> FindModel(const std::string& model) {
       // Unreachable (exit 3), and still the closest catalogue ids for a mistyped name.
       auto close = model::SuggestCatalogIds(**catalog, model);
       if (close.empty()) return fetched.status();
-      std::string suggestion;
-      for (const auto& id : close) suggestion += (suggestion.empty() ? "did you mean '" : "' or '") + id;
-      return fetched.status().WithContext("--model " + model + " (not in the catalogue; " + suggestion + "'?)");
+      std::string suggestion, ids;
+      for (const auto& id : close) {
+        suggestion += (suggestion.empty() ? "did you mean '" : "' or '") + id;
+        ids += (ids.empty() ? "'" : "', '") + id;
+      }
+      return fetched.status().WithContextKey("--model " + model + " (not in the catalogue; " + suggestion + "'?)",
+                                             "error.model.not_in_catalogue", {{"model", model}, {"near_list", ids + "'"}});
     }
     hub_problem = fetched.status().message();
   } else if (repo_id) {

@@ -20,6 +20,18 @@ core::Status PlaceOnce(bool taken, const std::string& kind, const std::string& p
 
 enum class Kind { kString, kNumber, kBool, kArray, kObject };
 
+// The text key of KindName(k): the same words in en and zh.
+const char* KindKey(Kind k) {
+  switch (k) {
+    case Kind::kString: return "report.kind.string";
+    case Kind::kNumber: return "report.kind.number";
+    case Kind::kBool: return "report.kind.bool";
+    case Kind::kArray: return "report.kind.array";
+    case Kind::kObject: return "report.kind.object";
+  }
+  return "report.kind.object";
+}
+
 const char* KindName(Kind k) {
   switch (k) {
     case Kind::kString: return "a string";
@@ -56,7 +68,8 @@ core::Status CheckFields(const nlohmann::json& object, const std::vector<FieldRu
     auto it = object.find(rule.name);
     if (it == object.end() || (it->is_null() && rule.kind == Kind::kNumber)) continue;
     if (!Is(*it, rule.kind)) {
-      return core::Status::ParseError(fmt::format("{}: {}{} must be {}", path, where, rule.name, KindName(rule.kind)));
+      return core::Status::ParseError(fmt::format("{}: {}{} must be {}", path, where, rule.name, KindName(rule.kind)))
+          .WithKeys("error.report_input.kind", {{"file", path}, {"field", where + rule.name}, {"kind_key", KindKey(rule.kind)}});
     }
   }
   return core::Status::Ok();
@@ -67,11 +80,17 @@ core::Status CheckArrayOfObjects(const nlohmann::json& object, const char* key, 
                                  const std::string& path, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end()) return core::Status::Ok();
-  if (!it->is_array()) return core::Status::ParseError(fmt::format("{}: {}{} must be an array", path, where, key));
+  if (!it->is_array()) {
+    return core::Status::ParseError(fmt::format("{}: {}{} must be an array", path, where, key))
+        .WithKeys("error.report_input.kind", {{"file", path}, {"field", where + key}, {"kind_key", "report.kind.array"}});
+  }
   for (size_t i = 0; i < it->size(); ++i) {
     const auto& element = (*it)[i];
     std::string at = fmt::format("{}{}[{}]", where, key, i);
-    if (!element.is_object()) return core::Status::ParseError(fmt::format("{}: {} must be an object", path, at));
+    if (!element.is_object()) {
+      return core::Status::ParseError(fmt::format("{}: {} must be an object", path, at))
+          .WithKeys("error.report_input.kind", {{"file", path}, {"field", at}, {"kind_key", "report.kind.object"}});
+    }
     GPUPROBE_RETURN_IF_ERROR(CheckFields(element, rules, path, at + "."));
   }
   return core::Status::Ok();

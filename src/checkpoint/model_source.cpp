@@ -63,7 +63,8 @@ Result<ModelSource> FromConfigText(const std::string& text, const std::string& l
 
 Result<ModelSource> FromSafetensors(ModelSource source, const std::vector<HeaderSource>& files) {
   if (files.size() > kMaxShards) {
-    return Status::InvalidArgument(fmt::format("{}: {} safetensors files, more than any checkpoint", source.label, files.size()));
+    return Status::InvalidArgument(fmt::format("{}: {} safetensors files, more than any checkpoint", source.label, files.size()))
+        .WithKeys("error.model.too_many_shards", {{"file", source.label}, {"count", std::to_string(files.size())}});
   }
   CheckpointSummary c;
   c.format = "safetensors";
@@ -162,7 +163,8 @@ Result<ModelSource> FromDirectory(const std::string& dir, const std::string& fou
   if (files.config_path.empty()) {
     if (!files.gguf.empty()) return FromGguf(files.gguf.front());
     return Status::InvalidArgument(fmt::format("{}: no config.json, *.safetensors or *.gguf in this directory", dir),
-                                   "give the checkpoint directory, its config.json, or a .gguf file");
+                                   "give the checkpoint directory, its config.json, or a .gguf file")
+        .WithKeys("error.model.empty_dir", {{"dir", dir}}, "error.model.empty_dir.hint");
   }
   std::string text;
   GPUPROBE_ASSIGN_OR_RETURN(text, core::ReadTextFile(files.config_path, kMaxConfigBytes));
@@ -248,6 +250,17 @@ Result<ModelSource> FromCatalog(const model::CatalogMatch& match, const model::H
   return source;
 }
 
+namespace {
+
+// "'a', 'b'": catalogue ids, quoted; the same in every language.
+std::string NearList(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "'" : "', '") + id;
+  return out.empty() ? out : out + "'";
+}
+
+}  // namespace
+
 core::Status ModelNotFound(const std::string& model, const std::vector<model::CatalogEntry>& catalog,
                            const std::string& hub_problem) {
   std::string roots;
@@ -256,11 +269,23 @@ core::Status ModelNotFound(const std::string& model, const std::vector<model::Ca
   std::string suggestion;
   for (const auto& id : close) suggestion += (suggestion.empty() ? "did you mean '" : "' or '") + id;
   if (!suggestion.empty()) suggestion += "'?";
+  // Keyed: the Hub's problem is its own (keyed where it is made, English here) and the
+  // suggestion names catalogue ids, which read the same in every language.
   return Status::InvalidArgument(
-      fmt::format("--model {}: no such file, not in the local Hub cache ({}){} and not in the catalogue of {} models{}",
-                  model, roots.empty() ? "no cache directory set" : roots, hub_problem.empty() ? "" : ", " + hub_problem,
-                  catalog.size(), suggestion.empty() ? "" : "; " + suggestion),
-      "give a config.json, a checkpoint directory, a .gguf file or a Hub id such as Qwen/Qwen3-8B");
+             fmt::format("--model {}: no such file, not in the local Hub cache ({}){} and not in the catalogue of {} models{}",
+                         model, roots.empty() ? "no cache directory set" : roots, hub_problem.empty() ? "" : ", " + hub_problem,
+                         catalog.size(), suggestion.empty() ? "" : "; " + suggestion),
+             "give a config.json, a checkpoint directory, a .gguf file or a Hub id such as Qwen/Qwen3-8B")
+      .WithKeys("error.model.not_found",
+                {{"model", model},
+                 {"roots_key", roots.empty() ? "model.not_found.no_roots" : "model.not_found.roots"},
+                 {"roots_list", roots},
+                 {"hub_key", hub_problem.empty() ? "model.not_found.hub.none" : "model.not_found.hub"},
+                 {"hub_problem", hub_problem},
+                 {"count", std::to_string(catalog.size())},
+                 {"near_key", close.empty() ? "model.not_found.near.none" : "model.not_found.near"},
+                 {"near_list", NearList(close)}},
+                "error.model.not_found.hint");
 }
 
 Result<ModelSource> ResolveModel(const std::string& model, const std::vector<model::CatalogEntry>& catalog,

@@ -24,4 +24,9 @@ const std::vector<EmbeddedFileEntry>& EmbeddedFiles();
 /// The contents of data/<name>, or NotFound naming the file (a build problem, not input).
 Result<std::string_view> EmbeddedFile(std::string_view name);
 
+/// The error of reading the embedded data/<name> (empty `name`: one of several), said as a
+/// damaged build in every language (error.embedded.damaged), its detail kept as the parser
+/// wrote it. A status that already has a text key is returned as it is.
+Status DamagedEmbeddedData(const Status& status, std::string_view name = {});
+
 }  // namespace gpuprobe::core

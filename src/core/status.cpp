@@ -23,6 +23,14 @@ Status Status::WithContext(const std::string& context) const {
   Status out = *this;
   out.message_ = context + ": " + message_;
   out.contexts_.insert(out.contexts_.begin(), context);
+  out.context_keys_.insert(out.context_keys_.begin(), {std::string(), MessageArgs{}});
+  return out;
+}
+
+Status Status::WithContextKey(const std::string& context, std::string key, MessageArgs args) const {
+  if (ok()) return *this;
+  Status out = WithContext(context);
+  out.context_keys_.front() = {std::move(key), std::move(args)};
   return out;
 }
 
@@ -32,7 +40,8 @@ Status Status::WithKeys(std::string message_key, MessageArgs args, std::string h
   out.message_key_ = std::move(message_key);
   out.hint_key_ = std::move(hint_key);
   out.args_ = std::move(args);
-  out.contexts_.clear();  // the keyed message is the whole message again
+  out.contexts_.clear();
+  out.context_keys_.clear();  // the keyed message is the whole message again
   return out;
 }
 

@@ -81,6 +81,9 @@ class [[nodiscard]] Status {
   /// Returns a copy whose message is prefixed with `context + ": "`; ok stays ok. The
   /// context is also recorded in contexts() (outermost first) for a translated rendering.
   Status WithContext(const std::string& context) const;
+  /// WithContext(context) whose context also has a text key with its arguments, for a context
+  /// made of words rather than a file name or a flag.
+  Status WithContextKey(const std::string& context, std::string key, MessageArgs args) const;
 
   /// Returns a copy that carries text keys for its message and (when non-empty) its hint, with
   /// the named arguments both are formatted with. message() and hint() keep the English
@@ -97,6 +100,9 @@ class [[nodiscard]] Status {
   const MessageArgs& message_args() const { return args_; }
   /// Contexts added by WithContext() after the message was made, outermost first.
   const std::vector<std::string>& contexts() const { return contexts_; }
+  /// The text key and arguments of each context, parallel to contexts(); an empty key for a
+  /// context without one.
+  const std::vector<std::pair<std::string, MessageArgs>>& context_keys() const { return context_keys_; }
 
   /// "message" or "message (hint)"; "ok" for an ok status.
   std::string ToString() const;
@@ -112,6 +118,7 @@ class [[nodiscard]] Status {
   std::string hint_key_;
   MessageArgs args_;
   std::vector<std::string> contexts_;
+  std::vector<std::pair<std::string, MessageArgs>> context_keys_;
 };
 
 /// A value or a non-ok Status, shaped so std::expected can replace it later. [[nodiscard]]:

@@ -261,7 +261,7 @@ core::Result<const FeatureTable*> FeatureTable::Embedded() {
     if (!text.ok()) return text.status();
     return Parse(*text);
   }();
-  if (!kTable.ok()) return kTable.status();
+  if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "knowledge/gpu_features.json");
   return &kTable.value();
 }
 

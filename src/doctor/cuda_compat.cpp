@@ -98,7 +98,7 @@ core::Result<const CudaCompat*> CudaCompat::Embedded() {
     if (!text.ok()) return text.status();
     return Parse(std::string(*text));
   }();
-  if (!kTable.ok()) return kTable.status();
+  if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "cuda_compat.json");
   return &kTable.value();
 }
 

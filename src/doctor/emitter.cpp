@@ -102,7 +102,7 @@ core::Result<const EmitterTable*> EmitterTable::Embedded() {
     if (!text.ok()) return text.status();
     return Parse(*text);
   }();
-  if (!kTable.ok()) return kTable.status();
+  if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "knowledge/emitters.json");
   return &kTable.value();
 }
 

@@ -10,6 +10,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "core/embedded_data.h"
 #include "doctor/error_matcher_internal.h"
 #include "doctor/matcher_context.h"
 #include "doctor/library_messages.h"
@@ -107,7 +108,7 @@ core::Result<const ErrorMatcher*> ErrorMatcher::Embedded() {
     if (!xids.ok()) return xids.status();
     return Create(**kb, **statuses, **xids);
   }();
-  if (!kMatcher.ok()) return kMatcher.status();
+  if (!kMatcher.ok()) return core::DamagedEmbeddedData(kMatcher.status());
   return kMatcher.value().get();
 }
 

@@ -199,7 +199,7 @@ core::Result<const KnowledgeBase*> KnowledgeBase::Embedded() {
     if (!text.ok()) return text.status();
     return Parse(*text);
   }();
-  if (!kBase.ok()) return kBase.status();
+  if (!kBase.ok()) return core::DamagedEmbeddedData(kBase.status(), "knowledge/errors.json");
   return &kBase.value();
 }
 

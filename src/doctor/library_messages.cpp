@@ -95,7 +95,9 @@ namespace {
 core::Result<LibraryMessageTable> FromEmbedded(const char* name) {
   auto text = core::EmbeddedFile(name);
   if (!text.ok()) return text.status();
-  return LibraryMessageTable::Parse(*text);
+  auto table = LibraryMessageTable::Parse(*text);
+  if (!table.ok()) return core::DamagedEmbeddedData(table.status(), name);
+  return table;
 }
 
 }  // namespace

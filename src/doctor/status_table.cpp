@@ -92,7 +92,7 @@ core::Result<const StatusTable*> StatusTable::Embedded() {
     if (!legacy.ok()) return legacy.status();
     return Parse(*statuses, *legacy);
   }();
-  if (!kTable.ok()) return kTable.status();
+  if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "knowledge/cuda_statuses.json");
   return &kTable.value();
 }
 

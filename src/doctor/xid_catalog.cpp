@@ -103,7 +103,7 @@ core::Result<const XidCatalog*> XidCatalog::Embedded() {
     if (!text.ok()) return text.status();
     return Parse(*text);
   }();
-  if (!kCatalog.ok()) return kCatalog.status();
+  if (!kCatalog.ok()) return core::DamagedEmbeddedData(kCatalog.status(), "knowledge/xid_catalog.json");
   return &kCatalog.value();
 }
 

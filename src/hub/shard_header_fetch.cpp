@@ -185,11 +185,10 @@ Result<std::optional<SavedHeader>> FetchShardHeader(HttpClient& client, const Fi
 
   auto parsed = model::ParseSafetensorsHeader(h.body, *total - 8 - n, ref.url);
   if (!parsed.ok()) {
-    if (!parsed.status().message_key().empty()) return parsed.status();
-    std::string detail = parsed.status().message();
-    if (detail.rfind(ref.url + ": ", 0) == 0) detail = detail.substr(ref.url.size() + 2);
-    return Malformed(fmt::format("{}: the safetensors header is not valid: {}", ref.url, detail), "error.hub.bad_header",
-                     {{"url", ref.url}, {"detail", detail}});
+    // A malformed answer (a parse error, exit 2) in the header reader's own words, which name
+    // the URL and the tensor in every language.
+    return core::Status::ParseError(parsed.status().message())
+        .WithKeys(parsed.status().message_key(), parsed.status().message_args());
   }
   SavedHeader saved;
   saved.file = ref.file;

@@ -15,7 +15,7 @@ namespace {
 // Each table is parsed on first use and kept, with its error, for the process.
 template <typename T>
 core::Result<const T*> Kept(const core::Result<T>& parsed) {
-  if (!parsed.ok()) return parsed.status();
+  if (!parsed.ok()) return core::DamagedEmbeddedData(parsed.status());
   return &parsed.value();
 }
 

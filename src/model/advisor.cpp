@@ -49,7 +49,8 @@ core::Status ValidateWorkload(const Workload& w) {
   GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kFraction, w.parallel_fraction, "--parallel-fraction"));
   if (w.model_params > 0) GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kParams, w.model_params, "--size"));
   if (w.flops <= 0 && w.bytes <= 0) {
-    return core::Status::InvalidArgument("the workload does no work: give --flops or --bytes (or a --profile)");
+    return core::Status::InvalidArgument("the workload does no work: give --flops or --bytes (or a --profile)")
+        .WithKeys("error.advise.no_work", {});
   }
   return core::Status::Ok();
 }
@@ -58,7 +59,7 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
                             const PriceBook* prices, const std::function<bool(const GpuSpec&)>& consider) {
   GPUPROBE_RETURN_IF_ERROR(ValidateWorkload(w));
   if (cpu.flops <= 0 || cpu.bandwidth <= 0) {
-    return core::Status::InvalidArgument("the CPU's FLOP/s and bandwidth must be positive");
+    return core::Status::InvalidArgument("the CPU's FLOP/s and bandwidth must be positive").WithKeys("error.advise.cpu_positive", {});
   }
   Advice a;
   double cpu_compute = w.flops / cpu.flops, cpu_memory = w.bytes / cpu.bandwidth;
@@ -120,10 +121,13 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
     if (xf != yf) return xf;
     return x.total_seconds < y.total_seconds;
   });
-  if (a.gpus.empty()) return core::Status::InvalidArgument("no GPU in the list has the figures the estimate needs");
+  if (a.gpus.empty()) {
+    return core::Status::InvalidArgument("no GPU in the list has the figures the estimate needs").WithKeys("error.advise.no_figures", {});
+  }
   if (!a.gpus.front().model_fits.value_or(true)) {
     return core::Status::InvalidArgument("the model fits on no GPU of the database in 16-bit",
-                                         "run 'gpuprobe plan --params N --gpu NAME' for the ways to make it fit");
+                                         "run 'gpuprobe plan --params N --gpu NAME' for the ways to make it fit")
+        .WithKeys("error.advise.fits_none", {}, "error.advise.fits_none.hint");
   }
 
   const GpuEstimate& best = a.gpus.front();

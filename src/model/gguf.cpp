@@ -71,8 +71,13 @@ class Cursor {
   /// Set when the parse stopped at the end of the prefix: the bytes of the file needed.
   std::uint64_t bytes_needed() const { return bytes_needed_; }
   Status Fail(const std::string& what) const {
+    // The frame is keyed; the defect (`what`) is a byte-level detail of the file, kept as written.
     return Status::InvalidArgument(fmt::format("{}: not a valid GGUF file: {}{}", label_, what,
-                                               context_.empty() ? "" : " (after " + context_ + ")"));
+                                               context_.empty() ? "" : " (after " + context_ + ")"))
+        .WithKeys("error.gguf.invalid", {{"file", label_},
+                                         {"what", what},
+                                         {"after_key", context_.empty() ? "gguf.after.none" : "gguf.after.some"},
+                                         {"context", context_}});
   }
   template <typename T>
   Result<T> Read() {

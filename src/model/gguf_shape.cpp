@@ -32,7 +32,10 @@ Result<json> GgufToConfig(const GgufFile& file, const std::string& label) {
     return it != file.metadata.end() && it->second.type == 8 ? it->second.text : std::string();
   };
   const std::string arch = text("general.architecture");
-  if (arch.empty()) return Status::InvalidArgument(fmt::format("{}: GGUF metadata has no general.architecture", label));
+  if (arch.empty()) {
+    return Status::InvalidArgument(fmt::format("{}: GGUF metadata has no general.architecture", label))
+        .WithKeys("error.gguf.no_arch", {{"file", label}});
+  }
   json config = json::object();
   config["model_type"] = ModelTypeForArch(arch);
   auto number = [&](const std::string& key, const char* field) {

@@ -36,7 +36,7 @@ std::string StringAt(const json& object, const char* field) {
 Status AddVisionTower(const json& root, const std::string& label, ModelShape& shape) {
   auto it = root.find("vision_config");
   if (it == root.end() || it->is_null()) return Status::Ok();
-  if (!it->is_object()) return ConfigReader(root, label).Error("vision_config", "must be an object");
+  if (!it->is_object()) return ConfigReader(root, label).Problem("vision_config", "not_object", "must be an object", {{"value", it->type_name()}});
   ConfigReader vision(*it, label, "vision_config.");
   auto params = families::VisionTowerParams(vision, StringAt(root, "model_type"), shape.hidden_size);
   if (params.ok()) {
@@ -65,10 +65,14 @@ namespace {
 Result<json> ParseRoot(std::string_view json_text, const std::string& label) {
   auto parsed = ParseConfigJson(json_text, label);
   if (!parsed.ok()) {
-    return Status::ParseError(parsed.status().message(), "a Hugging Face config.json is a JSON object");
+    // The JSON reader's own keyed message (syntax, depth, number range), with this hint.
+    return Status::ParseError(parsed.status().message(), "a Hugging Face config.json is a JSON object")
+        .WithKeys(parsed.status().message_key(), parsed.status().message_args(),
+                  parsed.status().message_key().empty() ? "" : "error.hf.json_object.hint");
   }
   if (!parsed->is_object()) {
-    return Status::ParseError(fmt::format("{}: expected a JSON object, got {}", label, parsed->type_name()));
+    return Status::ParseError(fmt::format("{}: expected a JSON object, got {}", label, parsed->type_name()))
+        .WithKeys("error.hf.not_object", {{"file", label}, {"type", parsed->type_name()}}, "error.hf.json_object.hint");
   }
   return parsed;
 }
@@ -95,7 +99,7 @@ Result<ModelShape> RecipeShape(const json& root, const std::string& label) {
   std::string prefix;
   auto text = root.find("text_config");
   if (text != root.end() && !text->is_null()) {
-    if (!text->is_object()) return ConfigReader(root, label).Error("text_config", "must be an object");
+    if (!text->is_object()) return ConfigReader(root, label).Problem("text_config", "not_object", "must be an object", {{"value", text->type_name()}});
     config = &*text;
     prefix = "text_config.";
   }
@@ -131,10 +135,18 @@ Result<ModelShape> RecipeShape(const json& root, const std::string& label) {
         auto close = core::ClosestMatches(model_type, SupportedModelTypes());
         if (!close.empty()) suggestion = fmt::format(" Did you mean '{}'?", close.front());
       }
+      const char* what_key = model_type.empty() ? (architecture.empty() ? "hf.what.no_type" : "hf.what.no_type_arch")
+                                                : (architecture.empty() ? "hf.what.type" : "hf.what.type_arch");
+      auto close = model_type.empty() ? std::vector<std::string>{} : core::ClosestMatches(model_type, SupportedModelTypes());
       return Status::InvalidArgument(
-          fmt::format("{}: {} is not supported, and the config does not describe a decoder ({}).{} Supported model "
-                      "types: {}", label, what, result.status().message(), suggestion, SupportedList()),
-          "plan it by size instead: gpuprobe plan --params 7B --layers 32 --hidden 4096 --heads 32 --kv-heads 8");
+                 fmt::format("{}: {} is not supported, and the config does not describe a decoder ({}).{} Supported model "
+                             "types: {}", label, what, result.status().message(), suggestion, SupportedList()),
+                 "plan it by size instead: gpuprobe plan --params 7B --layers 32 --hidden 4096 --heads 32 --kv-heads 8")
+          .WithKeys("error.hf.unsupported",
+                    {{"file", label}, {"what_key", what_key}, {"model_type", model_type}, {"architecture", architecture},
+                     {"why", result.status().message()}, {"suggestion_key", close.empty() ? "hf.suggest.none" : "hf.suggest.one"},
+                     {"close", close.empty() ? "" : close.front()}, {"list", SupportedList()}},
+                    "error.hf.unsupported.hint");
     }
   }
   if (!result.ok()) return result;
@@ -213,26 +225,34 @@ Result<ModelShape> ParseHfConfig(std::string_view json_text, const std::string& 
 }
 
 core::Status ValidateShape(const ModelShape& s, const std::string& label) {
-  auto positive = [&](std::int64_t value, const char* name, std::int64_t max) -> Status {
-    if (value <= 0) return Status::InvalidArgument(fmt::format("{}: {} must be positive, got {}", label, name, value));
+  // `what` is the dimension's text key (shape.what.*): the same words in en and zh.
+  auto positive = [&](std::int64_t value, const char* name, const char* what, std::int64_t max) -> Status {
+    core::MessageArgs args = {{"file", label}, {"what_key", what}, {"value", std::to_string(value)}, {"max", std::to_string(max)}};
+    if (value <= 0) {
+      return Status::InvalidArgument(fmt::format("{}: {} must be positive, got {}", label, name, value))
+          .WithKeys("error.shape.not_positive", std::move(args));
+    }
     if (value > max) {
-      return Status::InvalidArgument(fmt::format("{}: {} is {}, beyond any real model (limit {})", label, name, value, max));
+      return Status::InvalidArgument(fmt::format("{}: {} is {}, beyond any real model (limit {})", label, name, value, max))
+          .WithKeys("error.shape.beyond", std::move(args));
     }
     return Status::Ok();
   };
-  GPUPROBE_RETURN_IF_ERROR(positive(s.hidden_size, "hidden size", kMaxHidden));
-  GPUPROBE_RETURN_IF_ERROR(positive(s.num_layers, "number of layers", kMaxLayers));
-  GPUPROBE_RETURN_IF_ERROR(positive(s.num_heads, "number of attention heads", kMaxHeads));
-  GPUPROBE_RETURN_IF_ERROR(positive(s.num_kv_heads, "number of KV heads", kMaxHeads));
-  GPUPROBE_RETURN_IF_ERROR(positive(s.head_dim, "head dimension", kMaxHidden));
-  GPUPROBE_RETURN_IF_ERROR(positive(s.vocab_size, "vocabulary size", kMaxVocab));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.hidden_size, "hidden size", "shape.what.hidden", kMaxHidden));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.num_layers, "number of layers", "shape.what.layers", kMaxLayers));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.num_heads, "number of attention heads", "shape.what.heads", kMaxHeads));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.num_kv_heads, "number of KV heads", "shape.what.kv_heads", kMaxHeads));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.head_dim, "head dimension", "shape.what.head_dim", kMaxHidden));
+  GPUPROBE_RETURN_IF_ERROR(positive(s.vocab_size, "vocabulary size", "shape.what.vocab", kMaxVocab));
   if (s.params_override <= 0) {
-    GPUPROBE_RETURN_IF_ERROR(positive(s.intermediate_size, "intermediate size", kMaxIntermediate));
+    GPUPROBE_RETURN_IF_ERROR(positive(s.intermediate_size, "intermediate size", "shape.what.intermediate", kMaxIntermediate));
   }
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
     return Status::InvalidArgument(fmt::format(
-        "{}: {} KV heads cannot serve {} attention heads (query heads must be a multiple of KV heads)",
-        label, s.num_kv_heads, s.num_heads));
+                                       "{}: {} KV heads cannot serve {} attention heads (query heads must be a multiple of KV heads)",
+                                       label, s.num_kv_heads, s.num_heads))
+        .WithKeys("error.shape.kv_heads",
+                  {{"file", label}, {"kv", std::to_string(s.num_kv_heads)}, {"heads", std::to_string(s.num_heads)}});
   }
   // Sum in floating point first so an absurd shape cannot overflow the exact count: below
   // 1e15 every figure is an integer that double holds exactly (docs/plan.md, 'Limits').
@@ -255,7 +275,12 @@ core::Status ValidateShape(const ModelShape& s, const std::string& label) {
     return Status::InvalidArgument(fmt::format(
         "{}: these dimensions describe about {:.3g} parameters, beyond any real model (limit {:.0e}): hidden_size {} x "
         "num_hidden_layers {} x intermediate_size {} x experts {}, vocab_size {}", label, estimate, kMaxParams,
-        s.hidden_size, s.num_layers, s.intermediate_size, std::max<std::int64_t>(s.num_experts, 1), s.vocab_size));
+        s.hidden_size, s.num_layers, s.intermediate_size, std::max<std::int64_t>(s.num_experts, 1), s.vocab_size))
+        .WithKeys("error.shape.too_many_params",
+                  {{"file", label}, {"estimate", fmt::format("{:.3g}", estimate)}, {"limit", fmt::format("{:.0e}", kMaxParams)},
+                   {"hidden", std::to_string(s.hidden_size)}, {"layers", std::to_string(s.num_layers)},
+                   {"intermediate", std::to_string(s.intermediate_size)},
+                   {"experts", std::to_string(std::max<std::int64_t>(s.num_experts, 1))}, {"vocab", std::to_string(s.vocab_size)}});
   }
   return Status::Ok();
 }
@@ -294,7 +319,8 @@ Result<ModelShape> ShapeFromParameterCount(double params, const ShapeFlags& flag
   shape.tied_embeddings = best->tied;
   shape.params_override = params;
   if (shape.num_heads <= 0 || shape.hidden_size % shape.num_heads != 0) {
-    return Status::InvalidArgument(fmt::format("--heads {} does not divide --hidden {}", shape.num_heads, shape.hidden_size));
+    return Status::InvalidArgument(fmt::format("--heads {} does not divide --hidden {}", shape.num_heads, shape.hidden_size))
+        .WithKeys("error.shape.heads_divide", {{"heads", std::to_string(shape.num_heads)}, {"hidden", std::to_string(shape.hidden_size)}});
   }
   shape.head_dim = shape.hidden_size / shape.num_heads;
   bool all_given = flags.layers && flags.hidden && flags.heads;

@@ -49,7 +49,8 @@ Result<WeightQuant> FromQuantConfig(const ConfigReader& r, const std::string& me
     }
     double group_value = g->value_or(128);
     if (group_value != -1 && (group_value < 1 || group_value > (1 << 20) || group_value != static_cast<double>(static_cast<std::int64_t>(group_value)))) {
-      return r.Error("group_size", fmt::format("must be -1 or a positive whole number, got {}", group_value));
+      return r.Problem("group_size", "group_size", fmt::format("must be -1 or a positive whole number, got {}", group_value),
+                       {{"value", fmt::format("{}", group_value)}});
     }
     group = group_value < 0 ? 0 : static_cast<std::int64_t>(group_value);
     bool sym = true;
@@ -78,7 +79,7 @@ Result<WeightQuant> FromQuantConfig(const ConfigReader& r, const std::string& me
       q.bits = 8;  // LLM.int8: one fp32 scale per row (negligible per weight)
       q.detail = "int8 (LLM.int8), fp32 scale per row";
     } else {
-      return r.Error("load_in_4bit", "and load_in_8bit are both false: no bitsandbytes width is given");
+      return r.Problem("load_in_4bit", "bnb_no_width", "and load_in_8bit are both false: no bitsandbytes width is given", {});
     }
     return q;
   }
@@ -88,7 +89,7 @@ Result<WeightQuant> FromQuantConfig(const ConfigReader& r, const std::string& me
     GPUPROBE_ASSIGN_OR_RETURN(groups, r.Object("config_groups"));
     if (groups == nullptr) return r.Missing({"config_groups"}, "compressed-tensors");
     for (const auto& [name, group] : groups->items()) {
-      if (!group.is_object()) return r.Error("config_groups." + name, "must be an object");
+      if (!group.is_object()) return r.Problem("config_groups." + name, "not_object", "must be an object", {{"value", group.type_name()}});
       auto weights = group.find("weights");
       if (weights == group.end() || !weights->is_object()) continue;
       ConfigReader w(*weights, r.label(), "quantization_config.config_groups." + name + ".weights.");
@@ -109,7 +110,7 @@ Result<WeightQuant> FromQuantConfig(const ConfigReader& r, const std::string& me
                              symmetric ? "true" : "false");
       return q;
     }
-    return r.Error("config_groups", "has no group that quantises weights");
+    return r.Problem("config_groups", "no_weight_group", "has no group that quantises weights", {});
   }
   q.method = "unknown:" + method;
   q.bits = 16;

@@ -54,64 +54,81 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json, s
                                                  const std::string& label) {
   if (header_json.size() > kMaxSafetensorsHeaderBytes) {
     return Status::InvalidArgument(fmt::format("{}: safetensors header of {} bytes is beyond the format's limit", label,
-                                               header_json.size()));
+                                               header_json.size()))
+        .WithKeys("error.safetensors.header_size", {{"file", label}, {"bytes", std::to_string(header_json.size())}});
   }
   auto parsed = ParseConfigJson(header_json, label);
   if (!parsed.ok()) return parsed.status();
-  if (!parsed->is_object()) return Status::ParseError(fmt::format("{}: safetensors header is not a JSON object", label));
+  if (!parsed->is_object()) {
+    return Status::ParseError(fmt::format("{}: safetensors header is not a JSON object", label))
+        .WithKeys("error.safetensors.not_object", {{"file", label}});
+  }
   SafetensorsHeader out;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (const auto& item : parsed->items()) {
     // Named copies: C++17 lambdas cannot capture structured bindings.
     const std::string& name = item.key();
     const nlohmann::json& value = item.value();
-    auto bad = [&](const std::string& what) {
-      return Status::InvalidArgument(fmt::format("{}: tensor '{}' {}", label, name.substr(0, 200), what));
+    // `problem` names the text error.safetensors.<problem>: the tensor's defect in en and zh.
+    auto bad = [&](const char* problem, const std::string& what, core::MessageArgs args = {}) {
+      args.emplace_back("file", label);
+      args.emplace_back("tensor", name.substr(0, 200));
+      return Status::InvalidArgument(fmt::format("{}: tensor '{}' {}", label, name.substr(0, 200), what))
+          .WithKeys(std::string("error.safetensors.") + problem, std::move(args));
     };
     if (name == "__metadata__") {
-      if (!value.is_object()) return bad("must be an object of strings");
+      if (!value.is_object()) return bad("metadata", "must be an object of strings");
       for (const auto& [key, text] : value.items()) {
         if (text.is_string()) out.metadata[key] = text.get<std::string>();
       }
       continue;
     }
-    if (!value.is_object()) return bad("must be an object with dtype, shape and data_offsets");
+    if (!value.is_object()) return bad("entry", "must be an object with dtype, shape and data_offsets");
     auto dtype = value.find("dtype");
     auto shape = value.find("shape");
     auto offsets = value.find("data_offsets");
-    if (dtype == value.end() || !dtype->is_string()) return bad("has no string 'dtype'");
-    if (shape == value.end() || !shape->is_array()) return bad("has no 'shape' list");
-    if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2) return bad("has no 'data_offsets' pair");
+    if (dtype == value.end() || !dtype->is_string()) return bad("dtype", "has no string 'dtype'");
+    if (shape == value.end() || !shape->is_array()) return bad("shape", "has no 'shape' list");
+    if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2) return bad("offsets", "has no 'data_offsets' pair");
     SafetensorsTensor t;
     t.name = name;
     t.dtype = dtype->get<std::string>();
     int bits = SafetensorsDtypeBits(t.dtype);
-    if (bits == 0) return bad(fmt::format("has unknown dtype '{}'", t.dtype.substr(0, 40)));
-    if (shape->size() > 16) return bad(fmt::format("has {} dimensions", shape->size()));
+    if (bits == 0) {
+      return bad("unknown_dtype", fmt::format("has unknown dtype '{}'", t.dtype.substr(0, 40)), {{"dtype", t.dtype.substr(0, 40)}});
+    }
+    if (shape->size() > 16) {
+      return bad("dimensions", fmt::format("has {} dimensions", shape->size()), {{"count", std::to_string(shape->size())}});
+    }
     double elements = 1;
     for (const json& dim : *shape) {
       if (!dim.is_number_integer() || dim.get<double>() < 0 || dim.get<double>() > 1e15) {
-        return bad(fmt::format("has dimension {}, not a whole number in [0, 1e15]", dim.dump().substr(0, 40)));
+        const std::string dim_text = dim.dump().substr(0, 40);
+        return bad("dimension", fmt::format("has dimension {}, not a whole number in [0, 1e15]", dim_text), {{"value", dim_text}});
       }
       t.shape.push_back(dim.get<std::int64_t>());
       elements *= dim.get<double>();
     }
-    if (elements > kMaxParams) return bad(fmt::format("has {:.3g} elements, beyond any real model", elements));
+    if (elements > kMaxParams) {
+      return bad("elements", fmt::format("has {:.3g} elements, beyond any real model", elements), {{"count", fmt::format("{:.3g}", elements)}});
+    }
     t.elements = elements;
     for (const json& o : *offsets) {
       if (!o.is_number_unsigned() && !(o.is_number_integer() && o.get<std::int64_t>() >= 0)) {
-        return bad("has an offset that is not a non-negative whole number");
+        return bad("offset_value", "has an offset that is not a non-negative whole number");
       }
     }
     t.begin = (*offsets)[0].get<std::uint64_t>();
     t.end = (*offsets)[1].get<std::uint64_t>();
     if (t.begin > t.end || t.end > data_bytes) {
-      return bad(fmt::format("has data_offsets [{}, {}] outside the {} data bytes of the file", t.begin, t.end, data_bytes));
+      return bad("outside", fmt::format("has data_offsets [{}, {}] outside the {} data bytes of the file", t.begin, t.end, data_bytes),
+                 {{"begin", std::to_string(t.begin)}, {"end", std::to_string(t.end)}, {"bytes", std::to_string(data_bytes)}});
     }
     double expected = std::ceil(elements * bits / 8.0);
     if (static_cast<double>(t.end - t.begin) != expected) {
-      return bad(fmt::format("spans {} bytes, but {} x {} elements need {:.0f}", t.end - t.begin, t.dtype, elements,
-                             expected));
+      return bad("span", fmt::format("spans {} bytes, but {} x {} elements need {:.0f}", t.end - t.begin, t.dtype, elements, expected),
+                 {{"bytes", std::to_string(t.end - t.begin)}, {"dtype", t.dtype}, {"count", fmt::format("{}", elements)},
+                  {"need", fmt::format("{:.0f}", expected)}});
     }
     ranges.emplace_back(t.begin, t.end);
     out.tensors.push_back(std::move(t));
@@ -120,7 +137,8 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json, s
   for (size_t i = 1; i < ranges.size(); ++i) {
     if (ranges[i].first < ranges[i - 1].second) {
       return Status::InvalidArgument(
-          fmt::format("{}: two tensors overlap at data byte {} (a corrupted header)", label, ranges[i].first));
+                 fmt::format("{}: two tensors overlap at data byte {} (a corrupted header)", label, ranges[i].first))
+          .WithKeys("error.safetensors.overlap", {{"file", label}, {"offset", std::to_string(ranges[i].first)}});
     }
   }
   return out;

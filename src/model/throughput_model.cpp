@@ -44,7 +44,10 @@ double StepTimes::At(double efficiency) const {
 core::Result<DeviceRates> RatesFor(const Job& job, const GpuSpec& gpu) {
   DeviceRates out;
   auto bandwidth = MemoryBandwidthBytesPerSecond(gpu);
-  if (!bandwidth) return core::Status::Unavailable(gpu.name + ": memory bandwidth is not in the spec database");
+  if (!bandwidth) {
+    return core::Status::Unavailable(gpu.name + ": memory bandwidth is not in the spec database")
+        .WithKeys("error.spec.no_bandwidth", {{"gpu", gpu.name}});
+  }
   out.compute_dtype = ComputeDType(job);
   auto peak = PeakFlops(gpu, out.compute_dtype);
   if (!peak && out.compute_dtype != "bf16") {
@@ -55,7 +58,7 @@ core::Result<DeviceRates> RatesFor(const Job& job, const GpuSpec& gpu) {
     out.compute_dtype = "fp32";
     peak = PeakFlops(gpu, "fp32");
   }
-  if (!peak) return core::Status::Unavailable(gpu.name + ": no peak FLOP/s in the spec database");
+  if (!peak) return core::Status::Unavailable(gpu.name + ": no peak FLOP/s in the spec database").WithKeys("error.spec.no_peak", {{"gpu", gpu.name}});
   out.peak_flops = *peak;
   out.bandwidth = *bandwidth;
   return out;

@@ -211,7 +211,8 @@ ReplicaLoad Search(const ModelShape& shape, const Traffic& traffic, const std::v
 core::Status ValidateTraffic(const Traffic& t) {
   const bool rate = t.requests_per_second != 0, users = t.users != 0;
   if (rate == users) {
-    return core::Status::InvalidArgument("give the load as --rps R or as --users N (with --think-time S), not both or neither");
+    return core::Status::InvalidArgument("give the load as --rps R or as --users N (with --think-time S), not both or neither")
+        .WithKeys("error.traffic.one_load", {});
   }
   if (rate) GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kRequestRate, t.requests_per_second, "--rps"));
   if (users) GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kUsers, t.users, "--users"));

@@ -30,7 +30,9 @@ std::string LanguageCode(Language language) { return language == Language::kZh ?
 core::Result<Language> ParseLanguage(const std::string& code) {
   if (code == "en") return Language::kEn;
   if (code == "zh") return Language::kZh;
-  return core::Status::InvalidArgument("unknown language '" + code + "' (use en or zh)");
+  // Keyed, though the texts are not loaded yet: the message is rendered in the language the
+  // environment names (en when that is the unknown one too).
+  return core::Status::InvalidArgument("unknown language '" + code + "' (use en or zh)").WithKeys("error.lang.unknown", {{"value", code}});
 }
 
 Language LanguageFromEnvironment() {

@@ -44,7 +44,12 @@ std::string FormatWithArgs(const Texts& texts, const std::string& key, const cor
 std::string StatusMessage(const core::Status& status, const Texts& texts) {
   if (status.message_key().empty()) return status.message();
   std::string out;
-  for (const auto& context : status.contexts()) out += context + texts.Get("error.context_separator");
+  const auto& contexts = status.contexts();
+  const auto& keys = status.context_keys();
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    const bool keyed = i < keys.size() && !keys[i].first.empty();
+    out += (keyed ? Format(texts, keys[i].first, keys[i].second, 0) : contexts[i]) + texts.Get("error.context_separator");
+  }
   return out + Format(texts, status.message_key(), status.message_args(), 0);
 }
 

@@ -43,7 +43,10 @@ core::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const std::string& ho
   addrinfo* found = nullptr;
   std::string service = std::to_string(port);
   int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
-  if (rc != 0) return core::Status::InvalidArgument(fmt::format("cannot listen on '{}': {}", host, gai_strerror(rc)));
+  if (rc != 0) {
+    return core::Status::InvalidArgument(fmt::format("cannot listen on '{}': {}", host, gai_strerror(rc)))
+        .WithKeys("error.listen.resolve", {{"host", host}, {"detail", gai_strerror(rc)}});
+  }
   std::string last_error = "no address";
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
@@ -70,7 +73,8 @@ core::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const std::string& ho
   }
   freeaddrinfo(found);
   return core::Status::Unavailable(fmt::format("cannot listen on {}:{}: {}", host, port, last_error),
-                                   "another program (or another gpuprobe serve) may hold the port: pick another with --listen HOST:PORT");
+                                   "another program (or another gpuprobe serve) may hold the port: pick another with --listen HOST:PORT")
+      .WithKeys("error.listen.bind", {{"host", host}, {"port", std::to_string(port)}, {"detail", last_error}}, "error.listen.bind.hint");
 }
 
 HttpServer::HttpServer(int listen_fd, int port, const HttpLimits& limits) : listen_fd_(listen_fd), port_(port), limits_(limits) {}

@@ -32,7 +32,8 @@ bool IsLoopback(const sockaddr* address) {
 core::Result<ListenAddress> ParseListen(const std::string& text) {
   size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) {
-    return core::Status::InvalidArgument(fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:9400", text));
+    return core::Status::InvalidArgument(fmt::format("--listen '{}' must be HOST:PORT, e.g. 127.0.0.1:9400", text))
+        .WithKeys("error.listen.form", {{"value", text}});
   }
   ListenAddress out;
   out.host = text.substr(0, colon);
@@ -40,12 +41,16 @@ core::Result<ListenAddress> ParseListen(const std::string& text) {
   if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']') {
     out.host = out.host.substr(1, out.host.size() - 2);
   } else if (out.host.find(':') != std::string::npos) {
-    return core::Status::InvalidArgument(fmt::format("--listen '{}': write an IPv6 address in brackets, e.g. [::1]:9400", text));
+    return core::Status::InvalidArgument(fmt::format("--listen '{}': write an IPv6 address in brackets, e.g. [::1]:9400", text))
+        .WithKeys("error.listen.ipv6", {{"value", text}});
   }
-  if (out.host.empty()) return core::Status::InvalidArgument(fmt::format("--listen '{}' names no host", text));
+  if (out.host.empty()) {
+    return core::Status::InvalidArgument(fmt::format("--listen '{}' names no host", text)).WithKeys("error.listen.no_host", {{"value", text}});
+  }
   auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), out.port);
   if (port.empty() || error != std::errc() || end != port.data() + port.size() || out.port < 0 || out.port > 65535) {
-    return core::Status::InvalidArgument(fmt::format("--listen '{}': the port must be a number from 0 to 65535", text));
+    return core::Status::InvalidArgument(fmt::format("--listen '{}': the port must be a number from 0 to 65535", text))
+        .WithKeys("error.listen.port", {{"value", text}});
   }
   return out;
 }

@@ -28,21 +28,27 @@ core::Status StatusFromNvml(const std::string& context, nvmlReturn_t code, const
     case NVML_SUCCESS: return core::Status::Ok();
     case NVML_ERROR_DRIVER_NOT_LOADED:
       return core::Status::Unavailable(fmt::format("{}: the NVIDIA kernel driver is not loaded ({})", context, detail),
-                                       "run 'gpuprobe doctor' to see why (module, nouveau, Secure Boot)");
+                                       "run 'gpuprobe doctor' to see why (module, nouveau, Secure Boot)")
+          .WithKeys("error.nvml.driver_not_loaded", {{"context", context}, {"detail", detail}}, "error.nvml.driver_not_loaded.hint");
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
       return core::Status::Unavailable(fmt::format("{}: driver/library version mismatch ({})", context, detail),
-                                       "the driver was upgraded while the old kernel module is loaded: reboot, or reload the nvidia modules");
+                                       "the driver was upgraded while the old kernel module is loaded: reboot, or reload the nvidia modules")
+          .WithKeys("error.nvml.version_mismatch", {{"context", context}, {"detail", detail}}, "error.nvml.version_mismatch.hint");
     case NVML_ERROR_NO_PERMISSION:
     case NVML_ERROR_OPERATING_SYSTEM:
       return core::Status::Unavailable(fmt::format("{}: the OS blocked access to the GPU ({})", context, detail),
-                                       "check /dev/nvidia* permissions and the container's device cgroup");
+                                       "check /dev/nvidia* permissions and the container's device cgroup")
+          .WithKeys("error.nvml.no_permission", {{"context", context}, {"detail", detail}}, "error.nvml.no_permission.hint");
     case NVML_ERROR_GPU_IS_LOST:
       return core::Status::Unavailable(fmt::format("{}: the GPU has fallen off the bus ({})", context, detail),
-                                       "see 'gpuprobe explain \"Xid 79\"': the node needs a reboot and a hardware check");
+                                       "see 'gpuprobe explain \"Xid 79\"': the node needs a reboot and a hardware check")
+          .WithKeys("error.nvml.gpu_lost", {{"context", context}, {"detail", detail}}, "error.nvml.gpu_lost.hint");
     case NVML_ERROR_LIBRARY_NOT_FOUND:
-      return core::Status::Unavailable(fmt::format("{}: NVML could not find its library ({})", context, detail));
+      return core::Status::Unavailable(fmt::format("{}: NVML could not find its library ({})", context, detail))
+          .WithKeys("error.nvml.no_library", {{"context", context}, {"detail", detail}});
     default:
-      return core::Status::Unavailable(fmt::format("{}: {}", context, detail));
+      return core::Status::Unavailable(fmt::format("{}: {}", context, detail))
+          .WithKeys("error.nvml.other", {{"context", context}, {"detail", detail}});
   }
 }
 

@@ -431,7 +431,7 @@ TEST_F(HubFetchTest, MalformedFilesAreParseErrorsNamingTheUrl) {
   hub_.repos["org/tiny"].lfs["model.safetensors"] = {testing::SafetensorsPrefix(bad, bad.size()), 8 + bad.size() + 8};
   auto header = Fetch(client);
   EXPECT_EQ(header.status().code(), core::StatusCode::kParseError);
-  EXPECT_EQ(header.status().message_key(), "error.hub.bad_header");
+  EXPECT_EQ(header.status().message_key(), "error.safetensors.span");
   EXPECT_NE(header.status().message().find("tensor 'w' spans 6 bytes"), std::string::npos);
 }
 

@@ -6,7 +6,8 @@ namespace {
 
 core::Status NotBuilt() {
   return core::Status::Unavailable("this gpuprobe was built without CUDA support",
-                                   "install the CUDA toolkit (nvcc) and rebuild to measure GPUs");
+                                   "install the CUDA toolkit (nvcc) and rebuild to measure GPUs")
+      .WithKeys("error.cuda.not_built", {}, "error.cuda.not_built.hint");
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ class AbsentCudaBackend : public Backend {
   }
   core::Result<std::unique_ptr<BackendContext>> Open(int) override {
     return core::Status::Unavailable("this gpuprobe was built without CUDA support",
-                                     "install the CUDA toolkit (nvcc) and rebuild to measure GPUs");
+                                     "install the CUDA toolkit (nvcc) and rebuild to measure GPUs")
+      .WithKeys("error.cuda.not_built", {}, "error.cuda.not_built.hint");
   }
 };
 

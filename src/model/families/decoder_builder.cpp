@@ -17,7 +17,7 @@ Status ReadDecoderBasics(const ConfigReader& r, ModelShape& s, const Variant& v)
   std::int64_t f = 0;
   GPUPROBE_ASSIGN_OR_RETURN(f, r.RequiredInt({"intermediate_size"}, kMaxIntermediate));
   if (v.intermediate_divisor > 1 && f % v.intermediate_divisor != 0) {
-    return r.Error("intermediate_size", fmt::format("({}) must be even: it holds both MLP branches", f));
+    return r.Problem("intermediate_size", "odd_fused_mlp", fmt::format("({}) must be even: it holds both MLP branches", f), {{"value", std::to_string(f)}});
   }
   s.intermediate_size = f / v.intermediate_divisor;
 
@@ -34,8 +34,9 @@ Status ReadDecoderBasics(const ConfigReader& r, ModelShape& s, const Variant& v)
   if (!head_dim) GPUPROBE_ASSIGN_OR_RETURN(head_dim, r.OptionalInt("kv_channels", kMaxHidden));
   if (!head_dim) {
     if (s.hidden_size % s.num_heads != 0) {
-      return r.Error("num_attention_heads", fmt::format("({}) does not divide hidden_size ({}) and no head_dim is given",
-                                                        s.num_heads, s.hidden_size));
+      return r.Problem("num_attention_heads", "heads_no_head_dim",
+                       fmt::format("({}) does not divide hidden_size ({}) and no head_dim is given", s.num_heads, s.hidden_size),
+                       {{"value", std::to_string(s.num_heads)}, {"other", "hidden_size"}, {"other_value", std::to_string(s.hidden_size)}});
     }
     head_dim = s.hidden_size / s.num_heads;
   }
@@ -58,7 +59,8 @@ Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
   if (types) {
     // transformers' newer configs list every layer's attention (gemma2/3, qwen2/3, mistral).
     if (types->size() != L) {
-      return r.Error("layer_types", fmt::format("has {} entries for {} layers", types->size(), L));
+      return r.Problem("layer_types", "layer_count", fmt::format("has {} entries for {} layers", types->size(), L),
+                       {{"count", std::to_string(types->size())}, {"layers", std::to_string(L)}});
     }
     for (size_t i = 0; i < L; ++i) {
       const std::string& t = (*types)[i];
@@ -66,7 +68,8 @@ Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
         if (!window) return r.Missing({"sliding_window"}, "layer_types names sliding_attention layers");
         sliding[i] = true;
       } else if (t != "full_attention") {
-        return r.Error("layer_types", fmt::format("holds '{}', a layer kind this reader cannot size", t));
+        return r.Problem("layer_types", "layer_kind", fmt::format("holds '{}', a layer kind this reader cannot size", t),
+                         {{"value", t.substr(0, 200)}});
       }
     }
   } else if (window) {
@@ -129,7 +132,8 @@ Status ApplyMoe(const ConfigReader& r, ModelShape& s, const Variant& v) {
   GPUPROBE_ASSIGN_OR_RETURN(top_k, r.OptionalInt("num_experts_per_tok", kMaxExperts));
   if (!top_k) return r.Missing({"num_experts_per_tok"}, fmt::format("needed with {}", experts_field));
   if (*top_k > *experts) {
-    return r.Error("num_experts_per_tok", fmt::format("({}) is larger than {} ({})", *top_k, experts_field, *experts));
+    return r.Problem("num_experts_per_tok", "larger_than", fmt::format("({}) is larger than {} ({})", *top_k, experts_field, *experts),
+                     {{"value", std::to_string(*top_k)}, {"other", experts_field}, {"other_value", std::to_string(*experts)}});
   }
 
   std::int64_t expert_f = s.intermediate_size;
@@ -186,9 +190,10 @@ Result<ModelShape> FinishDecoder(const ConfigReader& r, ModelShape s, const Vari
   // A shape that ValidateShape will refuse must not be built: checking first keeps the
   // per-layer list from being sized by a hostile layer count times a hostile width.
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
-    return r.Error("num_key_value_heads",
-                   fmt::format("({} KV heads) cannot serve {} attention heads (query heads must be a multiple of KV heads)",
-                               s.num_kv_heads, s.num_heads));
+    return r.Problem("num_key_value_heads", "kv_heads_serve",
+                     fmt::format("({} KV heads) cannot serve {} attention heads (query heads must be a multiple of KV heads)",
+                                 s.num_kv_heads, s.num_heads),
+                     {{"value", std::to_string(s.num_kv_heads)}, {"other_value", std::to_string(s.num_heads)}});
   }
   BuildUniformLayers(s);
   if (v.qk_norm == QkNorm::kFullWidth) {

@@ -32,7 +32,8 @@ Result<ModelShape> DeepSeek(const ConfigReader& r, ModelShape s) {
     GPUPROBE_ASSIGN_OR_RETURN(top_k, r.RequiredInt({"num_experts_per_tok"}, kMaxExperts));
     GPUPROBE_ASSIGN_OR_RETURN(moe_f, r.RequiredInt({"moe_intermediate_size"}, kMaxIntermediate));
     if (top_k > *routed) {
-      return r.Error("num_experts_per_tok", fmt::format("({}) is larger than n_routed_experts ({})", top_k, *routed));
+      return r.Problem("num_experts_per_tok", "larger_than", fmt::format("({}) is larger than n_routed_experts ({})", top_k, *routed),
+                       {{"value", std::to_string(top_k)}, {"other", "n_routed_experts"}, {"other_value", std::to_string(*routed)}});
     }
   }
   bool bias = false, tied = false;

@@ -13,7 +13,8 @@ namespace {
 
 Status HeadDimFromHidden(const ConfigReader& r, ModelShape& s, const char* heads_field) {
   if (s.hidden_size % s.num_heads != 0) {
-    return r.Error(heads_field, fmt::format("({}) does not divide the hidden size ({})", s.num_heads, s.hidden_size));
+    return r.Problem(heads_field, "not_divide", fmt::format("({}) does not divide the hidden size ({})", s.num_heads, s.hidden_size),
+                     {{"value", std::to_string(s.num_heads)}, {"other", "hidden_size"}, {"other_value", std::to_string(s.hidden_size)}});
   }
   s.head_dim = s.hidden_size / s.num_heads;
   return Status::Ok();
@@ -108,7 +109,8 @@ Result<ModelShape> Falcon(const ConfigReader& r, ModelShape s) {
     s.norms_per_layer = parallel ? 1 : 2;
   }
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
-    return r.Error("num_kv_heads", fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads));
+    return r.Problem("num_kv_heads", "not_divide", fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads),
+                     {{"value", std::to_string(s.num_kv_heads)}, {"other", "num_attention_heads"}, {"other_value", std::to_string(s.num_heads)}});
   }
   s.gated_mlp = false;
   s.norm = NormKind::kLayer;
@@ -132,7 +134,9 @@ Result<ModelShape> Phi(const ConfigReader& r, ModelShape s) {
   GPUPROBE_ASSIGN_OR_RETURN(s.num_kv_heads, r.IntOr({"num_key_value_heads"}, kMaxHeads, s.num_heads));
   GPUPROBE_ASSIGN_OR_RETURN(s.max_position_embeddings, r.IntOr({"max_position_embeddings"}, kMaxPositions, 0));
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
-    return r.Error("num_key_value_heads", fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads));
+    return r.Problem("num_key_value_heads", "not_divide",
+                     fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads),
+                     {{"value", std::to_string(s.num_kv_heads)}, {"other", "num_attention_heads"}, {"other_value", std::to_string(s.num_heads)}});
   }
   GptDefaults(s);
   s.norms_per_layer = 1;

@@ -317,8 +317,8 @@ Result<ModelShape> GenericDecoder(const ConfigReader& r, ModelShape s) {
   for (const char* field : {"num_experts", "n_routed_experts", "moe_intermediate_size", "num_experts_per_tok",
                             "kv_lora_rank", "state_size", "mamba_d_state", "ssm_cfg"}) {
     if (r.Has(field) && !(std::string(field) == "num_experts_per_tok" && r.Has("num_local_experts"))) {
-      return r.Error(field, "belongs to a layer structure (experts, latent attention or state space) that a "
-                            "generic decoder cannot size");
+      return r.Problem(field, "generic_structure",
+                       "belongs to a layer structure (experts, latent attention or state space) that a generic decoder cannot size", {});
     }
   }
   if (!r.Has("num_key_value_heads")) s.assumed_fields.push_back("num_key_value_heads=num_attention_heads");

@@ -105,11 +105,15 @@ Result<ModelShape> Mamba2(const ConfigReader& r, ModelShape s) {
   GPUPROBE_ASSIGN_OR_RETURN(groups, r.IntOr({"n_groups"}, kMaxHeads, 8));
   GPUPROBE_ASSIGN_OR_RETURN(head_dim, r.IntOr({"head_dim"}, kMaxHidden, 64));
   const std::int64_t inner = expand * s.hidden_size;
-  if (inner % head_dim != 0) return r.Error("head_dim", fmt::format("({}) does not divide expand x hidden_size ({})", head_dim, inner));
+  if (inner % head_dim != 0) {
+    return r.Problem("head_dim", "not_divide", fmt::format("({}) does not divide expand x hidden_size ({})", head_dim, inner),
+                     {{"value", std::to_string(head_dim)}, {"other", "expand x hidden_size"}, {"other_value", std::to_string(inner)}});
+  }
   std::int64_t heads = inner / head_dim;
   GPUPROBE_ASSIGN_OR_RETURN(heads, r.IntOr({"num_heads"}, kMaxHeads, heads));
   if (heads * head_dim != inner) {
-    return r.Error("num_heads", fmt::format("({}) x head_dim ({}) must equal expand x hidden_size ({})", heads, head_dim, inner));
+    return r.Problem("num_heads", "ssm_heads", fmt::format("({}) x head_dim ({}) must equal expand x hidden_size ({})", heads, head_dim, inner),
+                     {{"value", std::to_string(heads)}, {"head_dim", std::to_string(head_dim)}, {"other_value", std::to_string(inner)}});
   }
   bool proj_bias = false, conv_bias = true, tied = false;
   GPUPROBE_ASSIGN_OR_RETURN(proj_bias, r.BoolOr("use_bias", false));
@@ -143,10 +147,13 @@ Result<ModelShape> Jamba(const ConfigReader& r, ModelShape s) {
   GPUPROBE_ASSIGN_OR_RETURN(s.num_kv_heads, r.IntOr({"num_key_value_heads"}, kMaxHeads, s.num_heads));
   GPUPROBE_ASSIGN_OR_RETURN(s.max_position_embeddings, r.IntOr({"max_position_embeddings"}, kMaxPositions, 0));
   if (s.hidden_size % s.num_heads != 0) {
-    return r.Error("num_attention_heads", fmt::format("({}) does not divide hidden_size ({})", s.num_heads, s.hidden_size));
+    return r.Problem("num_attention_heads", "not_divide", fmt::format("({}) does not divide hidden_size ({})", s.num_heads, s.hidden_size),
+                     {{"value", std::to_string(s.num_heads)}, {"other", "hidden_size"}, {"other_value", std::to_string(s.hidden_size)}});
   }
   if (s.num_kv_heads > s.num_heads || s.num_heads % s.num_kv_heads != 0) {
-    return r.Error("num_key_value_heads", fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads));
+    return r.Problem("num_key_value_heads", "not_divide",
+                     fmt::format("({}) does not divide the {} attention heads", s.num_kv_heads, s.num_heads),
+                     {{"value", std::to_string(s.num_kv_heads)}, {"other", "num_attention_heads"}, {"other_value", std::to_string(s.num_heads)}});
   }
   s.head_dim = s.hidden_size / s.num_heads;
   std::int64_t attn_period = 8, attn_offset = 4, expert_period = 2, expert_offset = 1, experts = 16, top_k = 2;
@@ -156,7 +163,10 @@ Result<ModelShape> Jamba(const ConfigReader& r, ModelShape s) {
   GPUPROBE_ASSIGN_OR_RETURN(expert_offset, r.IntOr({"expert_layer_offset"}, kMaxLayers, 1, 0));
   GPUPROBE_ASSIGN_OR_RETURN(experts, r.IntOr({"num_experts"}, kMaxExperts, 16));
   GPUPROBE_ASSIGN_OR_RETURN(top_k, r.IntOr({"num_experts_per_tok"}, kMaxExperts, 2));
-  if (top_k > experts) return r.Error("num_experts_per_tok", fmt::format("({}) is larger than num_experts ({})", top_k, experts));
+  if (top_k > experts) {
+    return r.Problem("num_experts_per_tok", "larger_than", fmt::format("({}) is larger than num_experts ({})", top_k, experts),
+                     {{"value", std::to_string(top_k)}, {"other", "num_experts"}, {"other_value", std::to_string(experts)}});
+  }
   MambaV1 m;
   std::int64_t expand = 2;
   GPUPROBE_ASSIGN_OR_RETURN(expand, r.IntOr({"mamba_expand"}, 64, 2));
