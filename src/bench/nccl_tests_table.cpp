@@ -157,15 +157,19 @@ core::Result<NcclTestsTable> ParseNcclTestsTable(const std::string& text) {
         ++table.skipped_lines;
         continue;
       }
-      return core::Status::InvalidArgument(fmt::format("line {}: not an nccl-tests result row", n));
+      return core::Status::InvalidArgument(fmt::format("line {}: not an nccl-tests result row", n))
+          .WithKeys("error.nccl_table.not_row", {{"line", std::to_string(n)}});
     }
     if (!header_seen) {
-      return core::Status::InvalidArgument(fmt::format("line {}: a result row before the column header", n));
+      return core::Status::InvalidArgument(fmt::format("line {}: a result row before the column header", n))
+          .WithKeys("error.nccl_table.before_header", {{"line", std::to_string(n)}});
     }
     row->line = n;
     table.rows.push_back(std::move(*row));
   }
-  if (!header_seen) return core::Status::InvalidArgument("no nccl-tests column header (\"# size count type ...\")");
+  if (!header_seen) {
+    return core::Status::InvalidArgument("no nccl-tests column header (\"# size count type ...\")").WithKeys("error.nccl_table.no_header", {});
+  }
   return table;
 }
 

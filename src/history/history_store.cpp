@@ -57,8 +57,29 @@ class Statement {
   int rc_ = SQLITE_ERROR;
 };
 
+// The text key of one of DbError's `what` phrases; "history.what.raw" (the phrase as it is)
+// for any other.
+const char* WhatKey(const std::string& what) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"cannot open", "history.what.open"},
+      {"cannot write", "history.what.write"},
+      {"cannot create the tables", "history.what.tables"},
+      {"cannot start a write", "history.what.start_write"},
+      {"cannot read", "history.what.read"},
+      {"cannot prepare", "history.what.prepare"},
+      {"cannot save the run", "history.what.save_run"},
+      {"cannot save a result", "history.what.save_result"},
+      {"cannot commit", "history.what.commit"}};
+  for (const auto& [phrase, key] : kKeys) {
+    if (what == phrase) return key;
+  }
+  return "history.what.raw";
+}
+
 core::Status DbError(sqlite3* db, const std::string& path, const std::string& what) {
-  return core::Status::IoError(fmt::format("history '{}': {}: {}", path, what, sqlite3_errmsg(db)));
+  const std::string detail = sqlite3_errmsg(db);
+  return core::Status::IoError(fmt::format("history '{}': {}: {}", path, what, detail))
+      .WithKeys("error.history.db", {{"path", path}, {"what_key", WhatKey(what)}, {"what", what}, {"detail", detail}});
 }
 
 /// The run columns both List and Load select first, in this order.
@@ -228,7 +249,10 @@ core::Result<HistoryStore> HistoryStore::Open(const std::string& path, bool crea
     auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
       made_directory = std::filesystem::create_directories(parent, ec);
-      if (ec) return core::Status::IoError(fmt::format("cannot create '{}': {}", parent.string(), ec.message()));
+      if (ec) {
+        return core::Status::IoError(fmt::format("cannot create '{}': {}", parent.string(), ec.message()))
+            .WithKeys("error.history.mkdir", {{"path", parent.string()}, {"detail", ec.message()}});
+      }
     }
   }
   // A reading verb opens read-only: it can never turn a stray file into a database.

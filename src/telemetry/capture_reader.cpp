@@ -181,7 +181,7 @@ core::Result<CaptureResult> ReadCaptureUnbounded(std::string_view text, CaptureR
       for (const auto& section : SplitSections(text)) {
         if (section.command.rfind("query (-q)", 0) != 0) continue;
         auto gpus = ParseSmiText(section.body, &diagnostics);
-        if (!gpus.ok()) return WithFormat(gpus.status().WithContext(section.state + " section"), result.format);
+        if (!gpus.ok()) return WithFormat(gpus.status().WithContextKey(section.state + " section", "capture.section", {{"state", section.state}}), result.format);
         for (auto& g : *gpus) g.source = "nvidia-smi-text (" + section.state + ")";
         result.sets.push_back({section.state, std::move(gpus.value())});
       }

@@ -106,7 +106,8 @@ core::Result<FabricState> ParseFabricState(std::string_view text) {
     if (!nothing && lower.find("error") != std::string::npos) fm.errors.push_back(Trim(lines[i]));
   }
   if (out.blocks.empty() && !out.manager.seen) {
-    return core::Status::ParseError("no 'Fabric' block of nvidia-smi -q and no Fabric Manager log line");
+    return core::Status::ParseError("no 'Fabric' block of nvidia-smi -q and no Fabric Manager log line")
+        .WithKeys("error.capture.no_fabric", {});
   }
   return out;
 }

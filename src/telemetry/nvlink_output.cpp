@@ -160,7 +160,9 @@ core::Result<NvLinkOutput> ParseNvLinkOutput(std::string_view text) {
     }
     out.notes.push_back({"unread", "GPU " + std::to_string(gpu->index), line.substr(line.find_first_not_of(" \t")), line_no});
   }
-  if (out.gpus.empty()) return core::Status::ParseError("nvidia-smi nvlink: no 'GPU N: <name>' line");
+  if (out.gpus.empty()) {
+    return core::Status::ParseError("nvidia-smi nvlink: no 'GPU N: <name>' line").WithKeys("error.capture.nvlink_no_gpu", {});
+  }
   return out;
 }
 

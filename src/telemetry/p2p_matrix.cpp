@@ -55,7 +55,9 @@ core::Result<P2pMatrix> ParseP2pMatrix(std::string_view text) {
     m.gpus = Header(lines[at]);
     if (!m.gpus.empty()) break;
   }
-  if (m.gpus.empty()) return core::Status::ParseError("nvidia-smi topo -p2p: no header row of GPU names");
+  if (m.gpus.empty()) {
+    return core::Status::ParseError("nvidia-smi topo -p2p: no header row of GPU names").WithKeys("error.capture.p2p_no_header", {});
+  }
   std::map<std::pair<size_t, size_t>, std::string> cells;
   for (size_t i = at + 1; i < lines.size(); ++i) {
     auto t = Tokens(lines[i]);
@@ -73,7 +75,9 @@ core::Result<P2pMatrix> ParseP2pMatrix(std::string_view text) {
     }
   }
   for (const auto& [key, code] : cells) m.pairs.push_back({m.gpus[key.first], m.gpus[key.second], code});
-  if (m.pairs.empty() && m.unread.empty()) return core::Status::ParseError("nvidia-smi topo -p2p: no matrix row");
+  if (m.pairs.empty() && m.unread.empty()) {
+    return core::Status::ParseError("nvidia-smi topo -p2p: no matrix row").WithKeys("error.capture.p2p_no_row", {});
+  }
   return m;
 }
 

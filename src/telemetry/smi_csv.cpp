@@ -73,7 +73,9 @@ core::Result<std::vector<Snapshot>> ParseSmiCsv(std::string_view csv, smi::Diagn
     }
     if (cells.size() != columns.size()) {
       return core::Status::ParseError(fmt::format("CSV line {} has {} cells but the header has {}", line_number, cells.size(),
-                                                  columns.size()));
+                                                  columns.size()))
+          .WithKeys("error.capture.csv_cells", {{"line", std::to_string(line_number)}, {"cells", std::to_string(cells.size())},
+                                                {"columns", std::to_string(columns.size())}});
     }
     Snapshot s;
     s.source = "nvidia-smi-csv";
@@ -113,7 +115,9 @@ core::Result<std::string> FormatQueryGpu(const std::vector<Snapshot>& gpus, cons
       auto near = core::ClosestMatches(name, QueryGpuFields());
       return core::Status::InvalidArgument(
           fmt::format("'{}' is not a valid field to query{}", name, near.empty() ? "" : fmt::format("; did you mean '{}'?", near.front())),
-          "gpuprobe inspect --query-gpu=help lists the fields");
+          "gpuprobe inspect --query-gpu=help lists the fields")
+          .WithKeys(near.empty() ? "error.capture.query_field" : "error.capture.query_field_near",
+                    {{"name", name}, {"near", near.empty() ? "" : near.front()}}, "error.capture.query_field.hint");
     }
     columns.push_back(f);
   }

@@ -86,7 +86,9 @@ core::Result<Tree> BuildTree(std::string_view text) {
     int indent = Indent(line);
     while (stack.size() > 1 && stack.back().first >= indent) stack.pop_back();
     if (static_cast<int>(stack.size()) > kMaxDepth) {
-      return core::Status::ParseError(fmt::format("line {} is indented more than {} levels deep; nvidia-smi -q output never is", line_number, kMaxDepth));
+      return core::Status::ParseError(
+                 fmt::format("line {} is indented more than {} levels deep; nvidia-smi -q output never is", line_number, kMaxDepth))
+          .WithKeys("error.capture.text_deep", {{"line", std::to_string(line_number)}, {"max", std::to_string(kMaxDepth)}});
     }
     int node = tree.Add(stack.back().second, SplitLine(line));
     stack.emplace_back(indent, node);

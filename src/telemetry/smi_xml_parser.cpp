@@ -288,11 +288,13 @@ core::Result<XmlParseResult> ParseSmiXml(std::string_view xml) {
   // pugixml parses without recursion; the depth is checked right after, before any use.
   pugi::xml_parse_result parsed = document.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed) {
-    return core::Status::ParseError(fmt::format("malformed XML at byte {}: {}", parsed.offset, parsed.description()));
+    return core::Status::ParseError(fmt::format("malformed XML at byte {}: {}", parsed.offset, parsed.description()))
+        .WithKeys("error.capture.xml_malformed", {{"offset", std::to_string(parsed.offset)}, {"detail", parsed.description()}});
   }
   int depth = Depth(document, kMaxDepth);
   if (depth > kMaxDepth) {
-    return core::Status::ParseError(fmt::format("elements are nested more than {} deep; nvidia-smi output is never deeper than 8", kMaxDepth));
+    return core::Status::ParseError(fmt::format("elements are nested more than {} deep; nvidia-smi output is never deeper than 8", kMaxDepth))
+        .WithKeys("error.capture.xml_deep", {{"max", std::to_string(kMaxDepth)}});
   }
   pugi::xml_node log = document.child("nvidia_smi_log");
   if (!log) {

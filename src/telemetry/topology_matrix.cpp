@@ -332,7 +332,8 @@ core::Result<TopologyMatrix> ParseTopologyMatrix(std::string_view text) {
     }
   }
   if (header_line == lines.size()) {
-    return core::Status::ParseError("nvidia-smi topo -m: no header row of device names (GPU0 GPU1 ...)");
+    return core::Status::ParseError("nvidia-smi topo -m: no header row of device names (GPU0 GPU1 ...)")
+        .WithKeys("error.capture.topo_no_header", {});
   }
   if (h.glued) Note(&m, "glued_header", "", "", static_cast<int>(header_line) + 1);
   for (const auto& name : h.devices) {
@@ -381,7 +382,10 @@ core::Result<TopologyMatrix> ParseTopologyMatrix(std::string_view text) {
     ReadRow(line, row, h, &m, static_cast<int>(i) + 1);
   }
   bool any_row = std::any_of(m.devices.begin(), m.devices.end(), [](const TopoDevice& d) { return d.has_row; });
-  if (!any_row) return core::Status::ParseError("nvidia-smi topo -m: a header row but no matrix row could be read");
+  if (!any_row) {
+    return core::Status::ParseError("nvidia-smi topo -m: a header row but no matrix row could be read")
+        .WithKeys("error.capture.topo_no_row", {});
+  }
   CheckSymmetry(&m);
   CheckLegend(&m);
   return m;
