@@ -151,10 +151,15 @@ Result<std::set<std::int64_t>> IndexSet(const ConfigValues& values, const std::s
   std::set<std::int64_t> out;
   const json* v = values.Find(key);
   if (v == nullptr || v->is_null()) return out;
-  if (!v->is_array()) return Status::InvalidArgument(fmt::format("'{}' is not a list of layer indices", key));
+  if (!v->is_array()) {
+    return Status::InvalidArgument(fmt::format("'{}' is not a list of layer indices", key)).WithKeys("error.hf.not_index_list", {{"key", key}});
+  }
   for (const json& x : *v) {
     auto i = WholeNumber(x);
-    if (!i) return Status::InvalidArgument(fmt::format("'{}' holds a value that is not a layer index", key));
+    if (!i) {
+      return Status::InvalidArgument(fmt::format("'{}' holds a value that is not a layer index", key))
+          .WithKeys("error.hf.not_index", {{"key", key}});
+    }
     out.insert(*i < 0 ? *i + n : *i);
   }
   return out;
@@ -189,7 +194,8 @@ Result<std::string> LayerKind(const json& rule, std::int64_t i, std::int64_t n, 
   auto mapped = [&](const std::string& value) -> Result<std::string> {
     auto map = rule.find("map");
     if (map == rule.end() || !map->is_object() || !map->contains(value)) {
-      return Status::InvalidArgument(fmt::format("'{}' holds a layer kind '{}' this model type does not have", key, value));
+      return Status::InvalidArgument(fmt::format("'{}' holds a layer kind '{}' this model type does not have", key, value))
+          .WithKeys("error.hf.unknown_kind", {{"key", key}, {"value", value.substr(0, 100)}});
     }
     return (*map)[value].get<std::string>();
   };
@@ -197,14 +203,16 @@ Result<std::string> LayerKind(const json& rule, std::int64_t i, std::int64_t n, 
   if (r == "list") {
     const json* v = values.Find(key);
     if (v == nullptr || !v->is_array() || static_cast<std::int64_t>(v->size()) < n) {
-      return Status::InvalidArgument(fmt::format("'{}' must list a kind for each of the {} layers", key, n));
+      return Status::InvalidArgument(fmt::format("'{}' must list a kind for each of the {} layers", key, n))
+          .WithKeys("error.hf.kind_list", {{"key", key}, {"layers", std::to_string(n)}});
     }
     return mapped(ListKey((*v)[static_cast<size_t>(i)]));
   }
   if (r == "string") {
     const json* v = values.Find(key);
     if (v == nullptr || !v->is_string() || static_cast<std::int64_t>(v->get_ref<const std::string&>().size()) < n) {
-      return Status::InvalidArgument(fmt::format("'{}' must have one character for each of the {} layers", key, n));
+      return Status::InvalidArgument(fmt::format("'{}' must have one character for each of the {} layers", key, n))
+          .WithKeys("error.hf.kind_string", {{"key", key}, {"layers", std::to_string(n)}});
     }
     return mapped(std::string(1, v->get_ref<const std::string&>()[static_cast<size_t>(i)]));
   }
@@ -229,8 +237,9 @@ Result<std::string> LayerKind(const json& rule, std::int64_t i, std::int64_t n, 
   if (r == "explicit") {
     auto kinds = rule.find("kinds");
     if (kinds == rule.end() || !kinds->is_array() || static_cast<std::int64_t>(kinds->size()) <= i) {
-      return Status::InvalidArgument(fmt::format("this model type's layers were recorded for {} layers only",
-                                                 kinds == rule.end() || !kinds->is_array() ? 0 : kinds->size()));
+      const size_t recorded = kinds == rule.end() || !kinds->is_array() ? 0 : kinds->size();
+      return Status::InvalidArgument(fmt::format("this model type's layers were recorded for {} layers only", recorded))
+          .WithKeys("error.hf.recorded_layers", {{"layers", std::to_string(recorded)}});
     }
     return (*kinds)[static_cast<size_t>(i)].get<std::string>();
   }
@@ -265,7 +274,8 @@ Result<StructureCount> CountStructure(const json& tpl, const ConfigValues& value
       const json rule = part.value("layer_kinds", json::object());
       for (std::int64_t i = 0; i < *n; ++i) {
         auto kind = LayerKind(rule, i, *n, values);
-        if (!kind.ok()) return Status::InvalidArgument(fmt::format("{}.{}: {}", path, i, kind.status().message()));
+        // The same message as before ("path.i: ..."), its key kept for the reader's language.
+        if (!kind.ok()) return kind.status().WithContext(fmt::format("{}.{}", path, i));
         auto key = std::make_pair(p, *kind);
         auto it = kinds.find(key);
         if (it == kinds.end()) {
@@ -350,7 +360,9 @@ Result<std::vector<KvLayerShape>> KvLayout(const json& kv, const ConfigValues& v
         const json* v = values.Find(key);
         if (v != nullptr && !v->is_null()) {
           auto w = WholeNumber(*v);
-          if (!w || *w < 0) return Status::InvalidArgument(fmt::format("'{}' is not a whole number of tokens", key));
+          if (!w || *w < 0) {
+            return Status::InvalidArgument(fmt::format("'{}' is not a whole number of tokens", key)).WithKeys("error.hf.tokens", {{"key", key}});
+          }
           *to = *w;
         }
       }

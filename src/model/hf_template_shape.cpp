@@ -213,8 +213,18 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
   }
   auto counted = CountStructure(tpl, env.values);
   if (!counted.ok()) {
-    return Status::InvalidArgument(fmt::format("{}: {} (model_type '{}', transformers {})", label,
-                                               counted.status().message(), model_type, knowledge.transformers_version));
+    // The structure's own problem in the reader's language where it has a key (its arguments
+    // join these), else as the structure reader wrote it.
+    const Status& inner = counted.status();
+    core::MessageArgs args = inner.message_args();
+    args.emplace_back("file", label);
+    args.emplace_back("model_type", model_type);
+    args.emplace_back("version", knowledge.transformers_version);
+    args.emplace_back("detail_key", inner.message_key().empty() ? "hf.detail.raw" : inner.message_key());
+    args.emplace_back("detail", inner.message());
+    return Status::InvalidArgument(fmt::format("{}: {} (model_type '{}', transformers {})", label, inner.message(), model_type,
+                                               knowledge.transformers_version))
+        .WithKeys("error.hf.structure", std::move(args));
   }
   const StructureCount& c = *counted;
   ModelShape s;
