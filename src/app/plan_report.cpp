@@ -213,21 +213,46 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
     if (report->engine) {
       // Each way to make it fit is held to the same engine's budget (one truth), on the memory
       // the engine section used where it is the same GPU.
+      // The engine's verdict decides each option both ways: the memory model charges a whole
+      // prefill's activations that the engine does not (it profiles max_num_batched_tokens),
+      // so an option the model refuses can start (fp8 KV), and one it accepts can fail.
       for (model::FitOption& option : report->options) {
-        if (!option.fit.fits) continue;
         EngineFlags flags = o.engine;
-        if (option.id == "shorter_context") flags.max_model_len.reset();
+        if (option.id == "shorter_context") {
+          // The engine's own longest context on this GPU (its KV cache), as its log will say.
+          const std::int64_t longest = report->engine->budget.longest_that_fits;
+          if (longest > 0 && option.gpu == report->gpu && longest < report->job.seq) {
+            option.job.seq = longest;
+            if (option.job.shared_prefix >= longest) option.job.shared_prefix = 0;
+            option.value = longest;
+            option.change = model::Say("plan.option.shorter_context_engine")
+                                .Int("seq", static_cast<double>(longest))
+                                .Text("flag", std::to_string(longest));
+            auto replanned = model::PlanMemory(report->shape, option.job);
+            if (replanned.ok()) option.plan = std::move(replanned.value());
+          }
+          flags.max_model_len = option.job.seq;
+        }
         auto engine_options = EngineOptionsFrom(flags, option.job);
         if (!engine_options.ok()) continue;
         EngineGpu on = option.gpu == report->gpu ? report->engine->gpu : EngineGpuFromSpec(*option.gpu);
         auto p = PlanWithEngine(report->shape, option.job, option.plan, on, *engine_options, "MODEL");
-        if (p.ok() && !p->fits) {
-          option.fit.fits = false;
+        if (!p.ok()) continue;
+        option.fit.fits = p->fits;
+        option.engine_kv_left_bytes = p->budget.kv_cache_bytes;
+        option.engine_kv_request_bytes = p->budget.kv_bytes_per_request;
+        if (!p->fits) {
           option.throughput.reset();
+        } else if (!option.throughput) {
+          auto speed = model::PredictThroughput(report->shape, option.plan, option.job, *option.gpu);
+          if (speed.ok()) option.throughput = std::move(speed.value());
         }
       }
-      std::stable_partition(report->options.begin(), report->options.end(),
-                            [](const model::FitOption& a) { return a.fit.fits; });
+      // Those that start first, cheapest change first, as FindFitOptions orders them.
+      std::stable_sort(report->options.begin(), report->options.end(), [](const model::FitOption& a, const model::FitOption& b) {
+        if (a.fit.fits != b.fit.fits) return a.fit.fits;
+        return a.cost_rank < b.cost_rank;
+      });
     }
   } else {
     report->capacity = model::FindCapacity(report->shape, job, usable.bytes);
@@ -352,8 +377,10 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
     }
     // The same engine, flags and GPU as the log, where the command line does not say otherwise.
     FlagsFromLog(report.from_log->facts, &o.engine, &o.seq, o.seq_given, &o.tp);
-    if (o.engine.max_model_len && *o.engine.max_model_len > 0 && !o.seq_given) o.seq = *o.engine.max_model_len;
   }
+  // --max-model-len is the context the engine must serve: the memory table, the fit verdict
+  // and the ways to make it fit plan that context too (--seq, when given, is the user's word).
+  if (o.engine.max_model_len && *o.engine.max_model_len > 0 && !o.seq_given) o.seq = *o.engine.max_model_len;
   GPUPROBE_RETURN_IF_ERROR(CheckFlags(o));
   report.traffic_requested = o.rps || o.users;
   if (report.traffic_requested) {

@@ -41,7 +41,7 @@ core::Result<BenchDocument> RunPipeline(const BenchmarkRegistry& registry, Bench
     // The reason in the chosen language where the backend gave it a text key.
     core::MessageArgs args = gpu.reason_text.args;
     args.emplace_back("reason_key", gpu.reason_text.empty() ? "bench.reason.raw" : gpu.reason_text.key);
-    args.emplace_back("reason", gpu.reason);
+    args.emplace_back("reason_text", gpu.reason);
     return core::Status::Unavailable("no GPU to benchmark: " + gpu.reason, gpu.hint).WithKeys("error.bench.no_gpu", std::move(args));
   }
   if (request.backend != "cpu") {

@@ -1,4 +1,6 @@
 // When it does not fit: the ways to make it fit. From traffic to GPUs. What it costs.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -27,8 +29,14 @@ std::string PriceSource(const report::Texts& t, const model::GpuPrice& p) {
 std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& fit = r.fits.front().fit;
-  out += "\n" + Tr(t, "plan.no_fit", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
-                   fmt::arg("usable", core::FormatBytesBinary(fit.usable_bytes))) + "\n";
+  // With a serving engine that refuses for its KV cache, its budget is the verdict and its
+  // section said why; weights that do not fit are said in memory terms.
+  const bool engine_kv = r.engine && (r.engine->budget.failure == "max_len_exceeds_kv" || r.engine->budget.failure == "no_kv_memory");
+  out += "\n" + (engine_kv ? Tr(t, "plan.no_fit_engine", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("engine", r.fit_engine))
+                          : Tr(t, "plan.no_fit", fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
+                               fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
+                               fmt::arg("usable", core::FormatBytesBinary(fit.usable_bytes)))) +
+         "\n";
   out += "  " + t.Get("plan.no_fit.no_speed") + "\n";
   if (r.options.empty()) return out + "  " + t.Get("plan.options.none") + "\n";
   out += "\n" + t.Get("plan.options") + "\n";
@@ -39,8 +47,13 @@ std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
       out += "  " + t.Get("plan.options.misses") + "\n";
       shown_misses = true;
     }
-    std::string memory = Tr(t, "plan.options.memory", fmt::arg("total", core::FormatBytesBinary(o.plan.total_bytes)),
-                            fmt::arg("usable", core::FormatBytesBinary(o.fit.usable_bytes)), fmt::arg("gpu", GpuNameText(o.gpu->name, t)));
+    // With a serving engine the verdict is its KV budget, so the line says that budget.
+    std::string memory = o.engine_kv_request_bytes > 0
+                             ? Tr(t, "plan.options.engine_memory", fmt::arg("left", core::FormatBytesBinary(std::max(0.0, o.engine_kv_left_bytes))),
+                                  fmt::arg("need", core::FormatBytesBinary(o.engine_kv_request_bytes)),
+                                  fmt::arg("seq", core::FormatInteger(static_cast<std::uint64_t>(o.job.seq))), fmt::arg("gpu", GpuNameText(o.gpu->name, t)))
+                             : Tr(t, "plan.options.memory", fmt::arg("total", core::FormatBytesBinary(o.plan.total_bytes)),
+                                  fmt::arg("usable", core::FormatBytesBinary(o.fit.usable_bytes)), fmt::arg("gpu", GpuNameText(o.gpu->name, t)));
     std::string verdict = o.fit.fits ? Tr(t, "plan.options.fits", fmt::arg("gpus", o.gpus)) : t.Get("plan.options.no");
     out += fmt::format("  {}. {}\n", n++, Say(t, o.change));
     out += "       " + Tr(t, "plan.options.memory_line", fmt::arg("memory", memory), fmt::arg("verdict", verdict)) + "\n";

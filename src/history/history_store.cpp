@@ -79,7 +79,7 @@ const char* WhatKey(const std::string& what) {
 core::Status DbError(sqlite3* db, const std::string& path, const std::string& what) {
   const std::string detail = sqlite3_errmsg(db);
   return core::Status::IoError(fmt::format("history '{}': {}: {}", path, what, detail))
-      .WithKeys("error.history.db", {{"path", path}, {"what_key", WhatKey(what)}, {"what", what}, {"detail", detail}});
+      .WithKeys("error.history.db", {{"path", path}, {"what_key", WhatKey(what)}, {"what_text", what}, {"detail", detail}});
 }
 
 /// The run columns both List and Load select first, in this order.

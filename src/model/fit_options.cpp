@@ -115,7 +115,7 @@ std::vector<FitOption> FindFitOptions(const ModelShape& shape, const Job& job, c
     Job j = job;
     j.seq = capacity.max_seq_at_batch;
     if (j.shared_prefix >= j.seq) j.shared_prefix = 0;
-    add("shorter_context", 1, j, gpu, Say("plan.option.shorter_context").Int("seq", static_cast<double>(j.seq)),
+    add("shorter_context", 1, j, gpu, Say("plan.option.shorter_context").Int("seq", static_cast<double>(j.seq)).Text("flag", std::to_string(j.seq)),
         Say("plan.option_cost.shorter_context").Int("from", static_cast<double>(job.seq)), j.seq);
   }
   if (job.batch > 1 && capacity.max_batch_at_seq > 0 && capacity.max_batch_at_seq < job.batch) {

@@ -42,6 +42,11 @@ struct FitOption {
   Phrase cost;                 ///< what it costs: quality, speed or money, in words
   std::optional<ThroughputPlan> throughput;  ///< when it fits: the speed it would have
   const GpuPrice* price = nullptr;           ///< the GPU's price, when known
+  /// With a serving engine (set by the app layer, which holds the engine's verdict): the KV
+  /// cache the engine leaves on one GPU and what one request of the option's context needs;
+  /// both 0 without an engine figure.
+  double engine_kv_left_bytes = 0;
+  double engine_kv_request_bytes = 0;
 };
 
 /// Every way found to make `job` fit on `gpu`, re-planned: first those that fit, cheapest

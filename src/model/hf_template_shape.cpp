@@ -221,7 +221,7 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
     args.emplace_back("model_type", model_type);
     args.emplace_back("version", knowledge.transformers_version);
     args.emplace_back("detail_key", inner.message_key().empty() ? "hf.detail.raw" : inner.message_key());
-    args.emplace_back("detail", inner.message());
+    args.emplace_back("detail_text", inner.message());
     return Status::InvalidArgument(fmt::format("{}: {} (model_type '{}', transformers {})", label, inner.message(), model_type,
                                                knowledge.transformers_version))
         .WithKeys("error.hf.structure", std::move(args));
