@@ -375,11 +375,15 @@ std::vector<LogAdvice> AdviseFromLog(const telemetry::EngineLogFacts& f, const P
   const model::EngineBudget* b = predicted ? &predicted->budget : nullptr;
   const double total = f.total_bytes.value_or(b ? b->total_bytes : 0);
   const double util = f.gpu_memory_utilization.value_or(predicted ? predicted->options.gpu_memory_utilization.value_or(0.9) : 0.9);
-  const double kv = f.kv_cache_bytes.value_or(b ? b->kv_cache_bytes : 0);
   // KV bytes per token: the log's own (GiB over tokens), else the prediction's.
   double per_token = 0;
   if (f.kv_cache_bytes && f.kv_tokens && *f.kv_tokens > 0) per_token = *f.kv_cache_bytes / static_cast<double>(*f.kv_tokens);
   if (per_token <= 0 && predicted) per_token = predicted->kv_bytes_per_token;
+  // The KV cache the engine had: the log's bytes, else its tokens at those bytes per token (a
+  // log that prints only "tokens that can be stored"), else the prediction's.
+  double kv = f.kv_cache_bytes.value_or(0);
+  if (kv <= 0 && f.kv_tokens && *f.kv_tokens > 0 && per_token > 0) kv = static_cast<double>(*f.kv_tokens) * per_token;
+  if (kv <= 0 && b) kv = b->kv_cache_bytes;
   const std::int64_t block = f.block_size.value_or(16);
   auto round_up = [](double x) { return std::ceil(x * 100.0 - 1e-9) / 100.0; };
   // The length asked for: the user's, else the one the log refused.

@@ -219,8 +219,16 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
       for (model::FitOption& option : report->options) {
         EngineFlags flags = o.engine;
         if (option.id == "shorter_context") {
-          // The engine's own longest context on this GPU (its KV cache), as its log will say.
-          const std::int64_t longest = report->engine->budget.longest_that_fits;
+          // The engine's own longest context on this GPU (its KV cache), as its log will say;
+          // with the engine's real log (--from-log), the longest it logged.
+          std::int64_t longest = report->engine->budget.longest_that_fits;
+          if (report->from_log) {
+            const auto& f = report->from_log->facts;
+            const std::int64_t block = f.block_size.value_or(16);
+            std::int64_t logged = f.estimated_max_len.value_or(f.kv_tokens.value_or(0));
+            logged = logged / block * block;
+            if (logged > 0) longest = logged;
+          }
           if (longest > 0 && option.gpu == report->gpu && longest < report->job.seq) {
             option.job.seq = longest;
             if (option.job.shared_prefix >= longest) option.job.shared_prefix = 0;

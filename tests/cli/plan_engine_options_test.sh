@@ -25,5 +25,12 @@ check "options that start come first" true "$(jq '[.options[].fits] | . == (sort
 "$BIN" plan --model meta-llama/Llama-3.1-8B --gpu a10 --max-model-len 32768 >"$tmp/p.txt"
 grep -q -- "--max-model-len $longest)" "$tmp/p.txt" || { echo "MISSING: --max-model-len $longest in the options"; failures=$((failures + 1)); }
 grep -q "Does not start on NVIDIA A10 as vLLM V1 budgets it" "$tmp/p.txt" || { echo "MISSING: the engine's verdict heads the options"; failures=$((failures + 1)); }
+# With the engine's real log (a vLLM refusal of 29,000 tokens on an RTX 3090 that held 23,648:
+# tests/fixtures/engine_logs, log 007), the shorter context is the logged figure, the same value
+# as the log's own advice.
+log=$(ls "$(dirname "$0")"/../fixtures/engine_logs/logs/007-*.log)
+"$BIN" plan --model meta-llama/Llama-3.1-8B --gpu rtx-3090 --from-log "$log" --json >"$tmp/l.json"
+check "shorter context = the log's tokens" 23648 "$(jq '.options[] | select(.id == "shorter_context") | .value' "$tmp/l.json")"
+check "the log's advice says the same" 23648 "$(jq -r '.from_log.advice[] | select(.flag == "--max-model-len") | .value' "$tmp/l.json")"
 echo "plan engine options: $failures mismatches"
 [ "$failures" = 0 ]
