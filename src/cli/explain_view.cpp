@@ -1,5 +1,7 @@
 #include "cli/explain_view.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -73,6 +75,38 @@ std::string VersionText(const doctor::VersionStory& s, const report::Texts& t) {
   return text;
 }
 
+// "cmd (what to look for)" as a line a user can paste: the trailing note becomes a shell
+// comment ("$ cmd  # what to look for"), and backticks around the command go. A trailing
+// group is a note when it holds non-ASCII text (a zh note, glued or not) or, after a space,
+// words (so "print(torch.cuda.is_available())" stays the command it is).
+std::string ConfirmLine(const std::string& text) {
+  std::string cmd = text, note;
+  while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
+  if (!cmd.empty() && cmd.back() == ')') {
+    int depth = 0;
+    size_t open = std::string::npos;
+    for (size_t i = cmd.size(); i-- > 0;) {
+      if (cmd[i] == ')') ++depth;
+      if (cmd[i] == '(' && --depth == 0) {
+        open = i;
+        break;
+      }
+    }
+    if (open != std::string::npos && open > 0) {
+      std::string inside = cmd.substr(open + 1, cmd.size() - open - 2);
+      const bool non_ascii = std::any_of(inside.begin(), inside.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+      const bool words = cmd[open - 1] == ' ' && inside.find(' ') != std::string::npos;
+      if (non_ascii || words) {
+        note = inside;
+        cmd.erase(open);
+        while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
+      }
+    }
+  }
+  if (cmd.size() >= 2 && cmd.front() == '`' && cmd.back() == '`') cmd = cmd.substr(1, cmd.size() - 2);
+  return note.empty() ? cmd : cmd + "  # " + note;
+}
+
 std::string RenderAnswer(const AnswerText& a, const report::Texts& t) {
   std::string out = fmt::format("[{}] {}\n", SeverityWord(t, a.severity), ValidUtf8(a.title));
   for (const auto& fact : a.facts) out += "  " + ValidUtf8(fact) + "\n";
@@ -82,7 +116,7 @@ std::string RenderAnswer(const AnswerText& a, const report::Texts& t) {
   for (const auto& c : a.causes) out += fmt::format("    {}. {}\n", rank++, c);
   if (!a.confirm.empty()) {
     out += "  " + t.Get("explain.confirm") + "\n";
-    for (const auto& c : a.confirm) out += "    $ " + c + "\n";
+    for (const auto& c : a.confirm) out += "    $ " + ConfirmLine(c) + "\n";
   }
   out += "  " + t.Get("explain.fixes") + "\n";
   for (const auto& f : a.fixes) out += "    - " + f + "\n";
