@@ -1,5 +1,7 @@
 #include "report/phrase_text.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -72,8 +74,14 @@ std::string Say(const Texts& texts, const model::Phrase& phrase) {
 std::string GpuNameText(const std::string& name, const Texts& texts) {
   size_t open = name.find(" (");
   if (open == std::string::npos || name.empty() || name.back() != ')') return name;
-  return Tr(texts, "common.gpu_name_note", fmt::arg("name", name.substr(0, open)),
-            fmt::arg("note", name.substr(open + 2, name.size() - open - 3)));
+  const std::string note = name.substr(open + 2, name.size() - open - 3);
+  // A note in words has its own text ("HGX, per GPU"); one of figures and model names
+  // ("96GB HBM3") reads the same in every language; any other is quoted as English.
+  const std::string key = "common.gpu_note." + note;
+  if (texts.Has(key)) return Tr(texts, "common.gpu_name_note_text", fmt::arg("name", name.substr(0, open)), fmt::arg("note", texts.Get(key)));
+  const bool figures = std::none_of(note.begin(), note.end(), [](char c) { return c == ',' || (c >= 'a' && c <= 'z' && c != 'e'); });
+  return Tr(texts, figures ? "common.gpu_name_note_text" : "common.gpu_name_note", fmt::arg("name", name.substr(0, open)),
+            fmt::arg("note", note));
 }
 
 }  // namespace gpuprobe::report
