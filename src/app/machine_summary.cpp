@@ -122,6 +122,7 @@ void ApplyMeasured(const Crossing& m, model::CrossoverKernel kernel, std::option
 
 MachineSummary Summarize(const ReportSources& src, const model::GpuSpec* spec, const std::optional<MachineLoad>& load) {
   MachineSummary s;
+  s.live_state_read = src.inspect.is_object();
   if (load) {
     s.cpu_busy = load->busy();
     s.load_1min = load->load_1min;
@@ -332,7 +333,9 @@ std::vector<std::string> Verdict(const MachineSummary& s, int problems, const re
     lines.push_back(s.gpu_present ? Tr(t, "verdict.gpu.what_unmeasured", fmt::arg("cpu", cpu), fmt::arg("gpu", s.gpu_name))
                                   : Tr(t, "verdict.cpu.what_unmeasured", fmt::arg("cpu", cpu), fmt::arg("reason", reason)));
     lines.push_back(t.Get("verdict.unmeasured"));
-    lines.push_back(problems > 0 ? Tr(t, "verdict.problems", fmt::arg("count", problems)) : t.Get("verdict.clean"));
+    // "No problem" says what was looked at: without the live GPU state, doctor only.
+    lines.push_back(problems > 0 ? Tr(t, "verdict.problems", fmt::arg("count", problems))
+                                 : t.Get(s.live_state_read ? "verdict.clean" : "verdict.clean_doctor_only"));
     return lines;
   }
   if (s.gpu_present) {

@@ -31,6 +31,7 @@ struct MachineSummary {
   double cpu_memory_bytes = 0;
   bool gpu_present = false;          ///< a GPU is in this machine and usable
   bool gpu_measured = false;         ///< the bench run has GPU results
+  bool live_state_read = false;      ///< the live GPU state (inspect) could be read: "no problem" covers it
   std::string gpu_name;              ///< detected GPU, or the spec used for comparison
   std::string gpu_absent_reason;     ///< why there is no GPU (when !gpu_present), English
   std::string gpu_absent_id;         ///< the same as an id (app/gpu_absence.h); empty if unknown

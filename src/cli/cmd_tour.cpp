@@ -138,7 +138,7 @@ std::string RenderProblems(const ReportSources& src, const std::vector<Problem>&
   }
   out += t.Get("tour.problems") + "\n";
   if (src.inspect.is_null()) out += "  " + t.Get("tour.problems.no_live_state") + "\n";
-  if (problems.empty()) return out + "  " + t.Get("tour.problems.none") + "\n";
+  if (problems.empty()) return out + "  " + t.Get(src.inspect.is_null() ? "tour.problems.none_doctor" : "tour.problems.none") + "\n";
   for (const auto& p : problems) {
     std::string severity = "common.severity." + p.severity;
     out += "  " + Tr(t, "tour.problems.line", fmt::arg("severity", t.Has(severity) ? t.Get(severity) : p.severity),

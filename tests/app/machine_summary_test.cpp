@@ -145,6 +145,19 @@ TEST(MachineSummaryTest, WithoutABenchTheTourIdentityNamesTheCpu) {
   EXPECT_FALSE(s.cpu_bandwidth.known());
 }
 
+// "No problem" says what it covers: without the live GPU state only doctor looked.
+TEST(MachineSummaryTest, ACleanVerdictSaysWhenTheLiveStateWasNotRead) {
+  ReportSources src;
+  src.cpu = {{"model", "Test CPU"}, {"physical_cores", 4}, {"memory_bytes", 8e9}};
+  MachineSummary s = Summarize(src, nullptr);
+  EXPECT_FALSE(s.live_state_read);
+  EXPECT_NE(Verdict(s, 0, English()).back().find("could not be read"), std::string::npos);
+  src.inspect = {{"gpus", nlohmann::json::array()}};
+  MachineSummary live = Summarize(src, nullptr);
+  EXPECT_TRUE(live.live_state_read);
+  EXPECT_EQ(Verdict(live, 0, English()).back(), "No problem found by doctor or in the live GPU state.");
+}
+
 TEST(MachineSummaryTest, SideBySideRowsNameTheirSource) {
   auto rows = SideBySideRows(Summarize(Tour(), H200()), English());
   ASSERT_EQ(rows.size(), 10u);  // matmul fp32 and matmul on the bf16 tensor cores are two rows
