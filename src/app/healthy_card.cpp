@@ -31,6 +31,9 @@ void AddRanged(std::vector<HealthyFigure>* out, const char* id, const char* benc
 std::vector<HealthyFigure> HealthyFigures(const model::GpuSpec& gpu) {
   std::vector<HealthyFigure> out;
   AddRanged(&out, "memory_bandwidth", "memory.triad", "B/s", model::MemoryBandwidthBytesPerSecond(gpu));
+  // ECC costs GDDR bandwidth (it is carried in band), not HBM's (side band): not a reason to
+  // name for an HBM card.
+  if (!out.empty() && out.back().worry == "memory" && gpu.memory_type.rfind("HBM", 0) == 0) out.back().worry = "memory_hbm";
   // Pinned copies: no published range in the table; the model's expectation of the encoded
   // link rate (model::kPcieEfficiency), which bench predicts them at.
   if (auto pcie = model::DerivePcieBandwidth(gpu)) {

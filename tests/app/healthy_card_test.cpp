@@ -35,6 +35,12 @@ TEST(HealthyCard, H100ReachesThePublishedSharesOfItsPeaks) {
   EXPECT_DOUBLE_EQ(figures[2].high_share, 0.87);
 }
 
+// ECC in band costs GDDR bandwidth, not HBM's: the reasons to worry differ by memory type.
+TEST(HealthyCard, EccIsAReasonForGddrOnly) {
+  EXPECT_EQ(HealthyFigures(Gpu("h100")).front().worry, "memory_hbm");
+  EXPECT_EQ(HealthyFigures(Gpu("a10")).front().worry, "memory");
+}
+
 TEST(HealthyCard, NoTensorPeakNoGemmLine) {
   // A GPU whose spec has no BF16 tensor figure (Pascal) has no GEMM line, never a guessed one.
   const model::GpuSpec& p100 = Gpu("p100");
