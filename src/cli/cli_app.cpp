@@ -246,6 +246,12 @@ int RunFiltered(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const CLI::ParseError& e) {
     std::string where = "gpuprobe";
     for (const auto* sub : app.get_subcommands()) where += std::string(" ") + sub->get_name();
+    // A global option's error (--lang fr) points to the top-level help, whatever verb ran.
+    const std::string what = e.what();
+    for (const CLI::Option* option : app.get_options()) {
+      const std::string name = option->get_name();
+      if (!name.empty() && what.rfind(name + ":", 0) == 0) where = "gpuprobe";
+    }
     PrintError(err, StatusFromParseError(e, where), *texts);
     return static_cast<int>(core::ExitCode::kBadInput);
   }
@@ -260,11 +266,13 @@ int RunFiltered(int argc, char** argv, std::ostream& out, std::ostream& err) {
       for (const auto& value : option->results()) {
         if (!value.empty()) continue;
         const std::string where = command == &app ? "gpuprobe" : "gpuprobe " + command->get_name();
+        // A positional (explain's text) is not an option the user named: say what is empty.
+        const bool positional = option->get_name().rfind("-", 0) != 0;
         PrintError(err,
                    core::Status::InvalidArgument(option->get_name() + " needs a value, got an empty one",
                                                  "run '" + where + " --help' for usage and examples")
-                       .WithKeys("error.cli.needs_value", {{"option", option->get_name()}, {"command", where}},
-                                 "error.cli.hint"),
+                       .WithKeys(positional ? "error.cli.empty_positional" : "error.cli.needs_value",
+                                 {{"option", option->get_name()}, {"command", where}}, "error.cli.hint"),
                    *texts);
         return static_cast<int>(core::ExitCode::kBadInput);
       }

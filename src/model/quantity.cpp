@@ -83,6 +83,11 @@ core::Status CheckQuantity(Quantity quantity, double value, std::string_view fla
         .WithKeys("error.quantity.whole", ArgsOf(r, flag, value));
   }
   if (value > r.max) {
+    // A fraction's 1 is its definition, not a sanity limit: "at most", not "absurd".
+    if (quantity == Quantity::kFraction || quantity == Quantity::kHeadroom) {
+      return core::Status::InvalidArgument(fmt::format("{} must be at most {} {} (got {})", flag, Figure(r.max), r.unit, Figure(value)))
+          .WithKeys("error.quantity.at_most", ArgsOf(r, flag, value));
+    }
     return core::Status::InvalidArgument(fmt::format("{} {} is absurd (limit {} {})", flag, Figure(value), Figure(r.max), r.unit))
         .WithKeys("error.quantity.absurd", ArgsOf(r, flag, value));
   }
