@@ -2,6 +2,8 @@
 // the KV cache in blocks and tokens, the maximum concurrency, the verdict, the command line and
 // the lines the engine will log; text and JSON. The engine's own command and log lines are
 // printed as they are (quoted), in every language.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -96,8 +98,10 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
     }
   } else {
     const double at_once = p.options.engine == Engine::kLlamaCpp ? static_cast<double>(p.options.n_parallel) : b.max_concurrency;
+    // Whole requests, then the engine's own fractional figure as it logs it ("7.59x").
     out += "  " + Tr(t, p.fits ? "plan.engine.verdict.fits" : "plan.engine.verdict.queues", fmt::arg("batch", p.batch),
-                     fmt::arg("len", Int(b.max_model_len)), fmt::arg("x", fmt::format("{:.2f}", at_once))) + "\n";
+                     fmt::arg("len", Int(b.max_model_len)), fmt::arg("x", fmt::format("{:.2f}", at_once)),
+                     fmt::arg("whole", Int(static_cast<std::int64_t>(std::floor(at_once))))) + "\n";
   }
   out += "  " + t.Get("plan.engine.command") + ":\n    `" + p.command_line + "`\n";
   if (!p.log_lines.empty()) {
