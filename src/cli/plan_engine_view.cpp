@@ -103,7 +103,8 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("len", Int(b.max_model_len)), fmt::arg("x", fmt::format("{:.2f}", at_once)),
                      fmt::arg("whole", Int(static_cast<std::int64_t>(std::floor(at_once))))) + "\n";
   }
-  out += "  " + t.Get("plan.engine.command") + ":\n    `" + p.command_line + "`\n";
+  // The command is the one asked for; when it will not start, the label says so (the fix is above).
+  out += "  " + t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails") + ":\n    `" + p.command_line + "`\n";
   if (!p.log_lines.empty()) {
     out += "  " + t.Get("plan.engine.logs") + "\n";
     for (const auto& line : p.log_lines) out += "    \"" + line + "\"\n";
