@@ -134,7 +134,8 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   const GpuEstimate* best_resident = &a.gpus.front();
   for (const auto& e : a.gpus) {
     if (!e.model_fits.value_or(true)) continue;
-    if (e.resident_seconds < best_resident->resident_seconds) best_resident = &e;
+    // Within 1% is a tie the table shows as equal times: the table's order decides.
+    if (e.resident_seconds < best_resident->resident_seconds * 0.99) best_resident = &e;
   }
   double intensity = w.bytes > 0 ? w.flops / w.bytes : 1e9;
   double ridge = RidgePointFlopsPerByte(*best.gpu, w.dtype).value_or(RidgePointFlopsPerByte(*best.gpu, "fp32").value_or(0));
@@ -166,7 +167,8 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   // 4. Batchability.
   {
     Criterion c{"batchability", 0, {}};
-    double per_call_work = best.compute_seconds;
+    // The GPU's share of a call, as the table's "GPU part" shows it (the parallel share).
+    double per_call_work = w.parallel_fraction * best.compute_seconds;
     if (w.calls_per_second > 0) {
       c.score = per_call_work < 10 * kLaunchRoundTripSeconds ? -2 : per_call_work < 100 * kLaunchRoundTripSeconds ? 0 : 1;
       c.reason = Say(c.score < 0 ? "advise.reason.calls_batch" : "advise.reason.calls")

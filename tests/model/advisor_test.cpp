@@ -60,6 +60,30 @@ TEST(Advisor, BranchyPerRequestWorkStaysOnTheCpu) {
   EXPECT_GE(against, 3);  // dependency, branching, batchability
 }
 
+// The batchability criterion speaks of the GPU's share of a call, the table's "GPU part" (the
+// parallel share of the work), not of the whole work run on the GPU.
+TEST(Advisor, BatchabilityUsesTheTablesGpuPart) {
+  Workload w;
+  w.flops = 2e4;
+  w.bytes = 2e4;
+  w.transfer_bytes = 2e4;
+  w.parallel_fraction = 0.2;
+  w.calls_per_second = 2000;
+  auto advice = Advise(w, ServerCpu(), Gpus());
+  ASSERT_TRUE(advice.ok());
+  const GpuEstimate& top = advice->gpus.front();
+  for (const auto& c : advice->criteria) {
+    if (c.id != "batchability") continue;
+    bool found = false;
+    for (const auto& arg : c.reason.args) {
+      if (arg.name != "work") continue;
+      found = true;
+      EXPECT_DOUBLE_EQ(arg.number, 0.2 * top.compute_seconds);
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
 TEST(Advisor, A2048MatmulMovesToTheGpuEvenWithTransfers) {
   Workload w;
   double n = 2048;
