@@ -177,6 +177,14 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     result.capability = doctor::AnswerCapability(context, **features, **specs, user_gpu);
   }
   bool explained = !result.analysis.hits.empty() || !result.analysis.readings.empty();
+  // A short phrase that is no error but holds a term's name ("100% GPU util") is that term.
+  if (!explained && !result.log && !o.error_only) {
+    if (const model::GlossaryTerm* term = (*glossary)->NamedIn(text)) {
+      TermAnswer answer{text, term, {}, {}};
+      ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
+      return core::ExitCode::kOk;
+    }
+  }
   if (!explained && !result.log) {
     // Never silent: what the text is made of, and the nearest entries with how they differ.
     result.profile = doctor::ProfileText(text, result.analysis.emitters, matcher, **specs);

@@ -229,8 +229,17 @@ std::set<std::string> ContentWords(std::string_view text) {
 }
 
 // `name` inside `text` as a whole word (or, for a Chinese name, anywhere), any case.
+// Lower case with '-' and '_' as spaces: "GPU-Util" is found in "100% gpu util".
+std::string Folded(std::string_view text) {
+  std::string out = core::Lower(text);
+  for (char& c : out) {
+    if (c == '-' || c == '_') c = ' ';
+  }
+  return out;
+}
+
 bool ContainsName(const std::string& lower_text, const std::string& name) {
-  std::string lower = core::Lower(name);
+  std::string lower = Folded(name);
   if (lower.size() < 2) return false;
   for (size_t at = lower_text.find(lower); at != std::string::npos; at = lower_text.find(lower, at + 1)) {
     auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -243,10 +252,34 @@ bool ContainsName(const std::string& lower_text, const std::string& name) {
 
 }  // namespace
 
+const GlossaryTerm* Glossary::NamedIn(std::string_view text) const {
+  if (text.size() > kMaxPhraseBytes) return nullptr;
+  size_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  if (words > kMaxPhraseWords) return nullptr;
+  const std::string folded = Folded(text);
+  const GlossaryTerm* best = nullptr;
+  size_t longest = 0;
+  for (const GlossaryTerm& term : terms_) {
+    for (const auto& name : term.names) {
+      if (name.size() > longest && ContainsName(folded, name)) {
+        best = &term;
+        longest = name.size();
+      }
+    }
+  }
+  return best;
+}
+
 std::vector<std::string> Glossary::About(std::string_view text, size_t limit) const {
   // A question is short; a pasted log of megabytes is not one (and would cost a search per name).
   if (text.size() > kMaxQuestionBytes) return {};
-  const std::string lower = core::Lower(text);
+  const std::string lower = Folded(text);
   const std::set<std::string> words = ContentWords(text);
   std::vector<std::pair<std::pair<int, size_t>, size_t>> scored;  // ((score, longest name), term)
   for (size_t i = 0; i < terms_.size(); ++i) {

@@ -78,6 +78,14 @@ class Glossary {
   /// dropped, question words ignored); best first, only terms that share a name or score three.
   /// For a text that names no term and is no known error.
   std::vector<std::string> About(std::string_view text, size_t limit = 3) const;
+
+  /// The term one of whose names a short phrase (at most kMaxPhraseWords words and
+  /// kMaxPhraseBytes) contains ("100% GPU util" holds GPU-Util's name): the longest name found
+  /// wins; nullptr when none is, or the text is longer than a phrase (a sentence about an error,
+  /// "my NCCL all-reduce hangs forever", is read as one, not as a term).
+  const GlossaryTerm* NamedIn(std::string_view text) const;
+  static constexpr size_t kMaxPhraseBytes = 80;
+  static constexpr size_t kMaxPhraseWords = 4;
   /// About() reads texts up to this long; a longer one is about nothing.
   static constexpr size_t kMaxQuestionBytes = 2048;
 

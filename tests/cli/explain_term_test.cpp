@@ -85,6 +85,16 @@ TEST(Glossary, AQuestionInWordsFindsTheTermsItIsAbout) {
   EXPECT_LE(G().About("memory bandwidth cache copy decode prefill token throughput latency", 3).size(), 3u);
 }
 
+// A short phrase holding a term's name is that term; a sentence is not a phrase.
+TEST(Glossary, AShortPhraseNamingATermIsThatTerm) {
+  auto id = [](const model::GlossaryTerm* t) { return t == nullptr ? std::string("(none)") : t->id; };
+  EXPECT_EQ(id(G().NamedIn("100% GPU util")), "utilization");
+  EXPECT_EQ(id(G().NamedIn("gpu_util")), "utilization");  // '-' and '_' read as spaces
+  EXPECT_EQ(id(G().NamedIn("my NCCL all-reduce hangs forever")), "(none)");  // five words: a sentence
+  EXPECT_EQ(id(G().NamedIn("the weather")), "(none)");
+  EXPECT_EQ(id(G().NamedIn(std::string(model::Glossary::kMaxPhraseBytes + 1, 'a'))), "(none)");
+}
+
 TEST(Glossary, ParseRefusesANameTwoTermsClaimAndANameThatIsANumber) {
   auto file = [](const std::string& names_a, const std::string& names_b) {
     auto term = [](const std::string& id, const std::string& names) {
