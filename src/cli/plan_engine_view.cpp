@@ -94,7 +94,10 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
   if (!b.starts) {
     out += "  " + Tr(t, "plan.engine.verdict.fail", fmt::arg("reason", FailureText(p, t))) + "\n";
     if (b.longest_that_fits > 0 && b.failure == "max_len_exceeds_kv") {
-      out += "  " + Tr(t, "plan.engine.fix.len", fmt::arg("longest", b.longest_that_fits)) + "\n";
+      // With the engine's own log the fix is the logged figure (its section below); this one
+      // is the prediction, said so.
+      out += "  " + Tr(t, r.from_log ? "plan.engine.fix.len_predicted" : "plan.engine.fix.len", fmt::arg("longest", b.longest_that_fits)) +
+             "\n";
     }
   } else {
     const double at_once = p.options.engine == Engine::kLlamaCpp ? static_cast<double>(p.options.n_parallel) : b.max_concurrency;
@@ -104,7 +107,7 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("whole", Int(static_cast<std::int64_t>(std::floor(at_once))))) + "\n";
   }
   // The command is the one asked for; when it will not start, the label says so (the fix is above).
-  out += "  " + t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails") + ":\n    `" + p.command_line + "`\n";
+  out += "  " + t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails") + ":\n    $ " + p.command_line + "\n";
   if (!p.log_lines.empty()) {
     out += "  " + t.Get("plan.engine.logs") + "\n";
     for (const auto& line : p.log_lines) out += "    \"" + line + "\"\n";
