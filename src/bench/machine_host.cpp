@@ -32,7 +32,9 @@ class Machine : public BenchHost {
 
   core::Result<std::unique_ptr<BackendContext>> OpenGpu(int index) override {
     Backend* cuda = backends_.Find("cuda");
-    if (cuda == nullptr) return core::Status::Unavailable("this build has no GPU backend");
+    if (cuda == nullptr) {
+      return core::Status::Unavailable("this build has no GPU backend").WithKeys("error.cuda.not_built", {}, "error.cuda.not_built.hint");
+    }
     return cuda->Open(index);
   }
 

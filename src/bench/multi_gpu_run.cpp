@@ -35,7 +35,8 @@ class Machine : public MultiGpuHost {
 
 // Why no GPU is here: the query's own failure, else "none is visible".
 core::Status Absence(const GpuInventory& inventory) {
-  return inventory.query.ok() ? core::Status::NotFound("no GPU is visible") : inventory.query;
+  return inventory.query.ok() ? core::Status::NotFound("no GPU is visible").WithKeys("error.cuda.no_device", {}, "error.cuda.no_device.hint")
+                              : inventory.query;
 }
 
 core::Result<std::vector<CollectivePlanEntry>> Select(const CollectivesPlan& plan, const std::vector<std::string>& names) {

@@ -5,6 +5,7 @@
 #include "app/matmul_comparison.h"
 #include "cli/command.h"
 #include "cli/gpus_view.h"
+#include "report/count_text.h"
 #include "report/phrase_text.h"
 #include "cli/price_json.h"
 #include "core/units.h"
@@ -56,7 +57,7 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
                          const report::Texts& t) {
   std::string out;
   out += Tr(t, "advise.workload", fmt::arg("name", Say(t, w.name))) + "\n";
-  out += "  " + Tr(t, "advise.work", fmt::arg("flops", core::FormatCount(w.flops)),
+  out += "  " + Tr(t, "advise.work", fmt::arg("flops", report::FormatCountFor(t.language(), w.flops)),
                    fmt::arg("bytes", core::FormatBytesBinary(w.bytes)),
                    fmt::arg("transfer", core::FormatBytesBinary(w.transfer_bytes))) + "\n";
   out += "  " + Tr(t, "advise.cpu", fmt::arg("time", core::FormatSeconds(a.cpu_seconds)),

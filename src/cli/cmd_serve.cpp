@@ -168,7 +168,7 @@ core::Result<core::ExitCode> RunServe(VerbContext& ctx, const ServeOptions& o) {
   // SIGTERM/SIGINT: the handler only writes a byte to a pipe (async-signal-safe), which the
   // server's loop watches. A handler, not a blocked mask with sigwait, because libraries
   // start threads of their own (OpenBLAS at load time) that would not block it.
-  if (pipe(g_stop_pipe) != 0) return core::Status::IoError("cannot create the stop pipe");
+  if (pipe(g_stop_pipe) != 0) return core::StatusFromErrnoKeyed("cannot create the stop pipe", errno, "error.serve.stop_pipe", {});
   struct sigaction action = {};
   action.sa_handler = [](int) {
     char byte = 1;

@@ -125,7 +125,10 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
     if (peer.kind != model::LinkKind::kPcie && peer.kind != model::LinkKind::kNone) {
       link += (link.empty() ? "" : ", ") + Say(t, model::LinkName(g, peer));
     }
-    if (link.empty() && !g.host_interface.empty()) link = Tr(t, "gpus.show.data", fmt::arg("value", g.host_interface.substr(0, 24)));
+    // An integrated GPU (a Jetson's) has no host link at all: said so, in the reader's language,
+    // instead of a cut of the spec sheet's English wording.
+    if (link.empty() && g.host_interface.find("SoC") != std::string::npos) link = t.Get("gpus.link.none");
+    if (link.empty() && !g.host_interface.empty()) link = Tr(t, "gpus.show.data", fmt::arg("value", g.host_interface));
     table.AddRow({GpuNameText(g.name, t), g.architecture, MemoryTotal(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
                   Tflops(g.fp32_vector_tflops, t), g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : "?", link});
   }
@@ -335,13 +338,37 @@ std::string RenderGpuCompare(const std::vector<const GpuSpec*>& gpus, const repo
   return out;
 }
 
+// A data phrase ("one 64-bit channel", "each direction (full duplex)") in the reader's language
+// where the texts have it under `prefix` + its slug ("one_64_bit_channel"), else as written.
+std::string DataPhrase(const std::string& phrase, const char* prefix, const report::Texts& t) {
+  std::string slug;
+  for (char c : phrase) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+    if (alnum) slug.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+    else if (!slug.empty() && slug.back() != '_') slug.push_back('_');
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  const std::string key = std::string(prefix) + slug;
+  return t.Has(key) ? t.Get(key) : phrase;
+}
+
+// "DDR4-3200 (one 64-bit channel)": the name as written, its qualifier translated.
+std::string HostLinkName(const std::string& name, const report::Texts& t) {
+  size_t open = name.find(" (");
+  if (open == std::string::npos || name.back() != ')') return name;
+  std::string qualifier = name.substr(open + 2, name.size() - open - 3);
+  return Tr(t, "gpus.links.name", fmt::arg("name", name.substr(0, open)),
+            fmt::arg("qualifier", DataPhrase(qualifier, "gpus.links.qualifier.", t)));
+}
+
 std::string RenderHostLinks(const model::SpecDatabase& db, const report::Texts& t) {
   report::TextTable table({t.Get("gpus.links.link"), t.Get("gpus.links.peak"), t.Get("gpus.links.vendor"), t.Get("gpus.links.direction")});
   table.SetAlign(1, report::Align::kRight);
   table.SetAlign(2, report::Align::kRight);
   for (const auto& link : db.host_links()) {
-    table.AddRow({link.name, link.peak_bandwidth_gb_per_s ? Gbps(*link.peak_bandwidth_gb_per_s * 1e9) : "?",
-                  link.vendor_quoted_gb_per_s ? Gbps(*link.vendor_quoted_gb_per_s * 1e9) : "-", link.direction});
+    table.AddRow({HostLinkName(link.name, t), link.peak_bandwidth_gb_per_s ? Gbps(*link.peak_bandwidth_gb_per_s * 1e9) : "?",
+                  link.vendor_quoted_gb_per_s ? Gbps(*link.vendor_quoted_gb_per_s * 1e9) : "-",
+                  DataPhrase(link.direction, "gpus.links.direction.", t)});
   }
   return table.Render() + "\n" + t.Get("gpus.links.footer") + "\n";
 }

@@ -88,7 +88,7 @@ class [[nodiscard]] Status {
   /// Returns a copy that carries text keys for its message and (when non-empty) its hint, with
   /// the named arguments both are formatted with. message() and hint() keep the English
   /// sentences. Ok stays ok. The keys must exist in every language (a test renders them).
-  Status WithKeys(std::string message_key, MessageArgs args, std::string hint_key = {}) const;
+  Status WithKeys(std::string message_key, MessageArgs args = {}, std::string hint_key = {}) const;
   /// The same with only a hint key (the message stays untranslated).
   Status WithHintKey(std::string hint_key, MessageArgs args = {}) const;
 

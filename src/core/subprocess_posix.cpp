@@ -46,7 +46,7 @@ void Append(std::string* out, const char* data, size_t n, size_t limit) {
 
 Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
                                        const SubprocessOptions& options) {
-  if (argv.empty() || argv[0].empty()) return Status::InvalidArgument("no program to run");
+  if (argv.empty() || argv[0].empty()) return Status::InvalidArgument("no program to run").WithKeys("error.program.none");
   Pipe in, out, err;
   if (!MakePipe(&in) || !MakePipe(&out) || !MakePipe(&err)) {
     return StatusFromErrno("creating pipes for " + argv[0], errno);
@@ -66,7 +66,8 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
   int rc = ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    return Status::Unavailable(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)));
+    return Status::Unavailable(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)))
+        .WithKeys("error.program.cannot_run", {{"program", argv[0]}, {"reason_key", ErrnoReasonKey(rc)}, {"errno", std::to_string(rc)}});
   }
   ::close(in.read_end);
   in.read_end = -1;
@@ -144,7 +145,8 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
   }
   // posix_spawnp reports a missing program through the child's exit status 127.
   if (result.exit_code == 127 && result.stdout_text.empty() && result.stderr_text.empty()) {
-    return Status::Unavailable(fmt::format("cannot run '{}': program not found", argv[0]));
+    return Status::Unavailable(fmt::format("cannot run '{}': program not found", argv[0]))
+        .WithKeys("error.program.not_found", {{"program", argv[0]}});
   }
   return result;
 }

@@ -80,7 +80,7 @@ core::Result<std::vector<CheckResult>> RunCheck(const std::string& id, const Env
     CheckContext ctx{env, nvml, facts, CompatTable(), kernels};
     return entry.run(ctx);
   }
-  return core::Status::NotFound("no doctor check '" + id + "'");
+  return core::Status::NotFound("no doctor check '" + id + "'").WithKeys("error.unknown.doctor_check", {{"name", id}});
 }
 
 CheckStatus WorstStatus(const std::vector<CheckResult>& checks) {

@@ -98,7 +98,9 @@ core::Result<core::SubprocessResult> Environment::Run(const std::vector<std::str
   std::vector<std::string> argv = raw_argv;
   if (!argv.empty()) {
     std::string found = FindProgram(argv[0]);
-    if (found.empty()) return core::Status::Unavailable(argv[0] + " is not installed");
+    if (found.empty()) {
+      return core::Status::Unavailable(argv[0] + " is not installed").WithKeys("error.program.not_installed", {{"program", argv[0]}});
+    }
     argv[0] = found;
   }
   core::SubprocessOptions options;

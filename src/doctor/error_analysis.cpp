@@ -286,8 +286,14 @@ Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std:
     analysis = Scan(matcher, text, 0);
   }
   // A paste wrapped by a terminal or a web page ("Resource exhausted: Out\nof memory") is
-  // read once more as one line, whitespace runs collapsed.
-  if (analysis.hits.empty() && mode == AnalysisMode::kPaste && text.size() <= kMaxFlattenedBytes &&
+  // read once more as one line, whitespace runs collapsed: when nothing was found, and when
+  // only non-GPU answers were (the wrapped message's first line, "ValueError: To serve at
+  // least one request with the model's max seq len (1048576),", is a plain Python exception
+  // until its second line is read with it). In the second case only GPU answers are added.
+  const bool only_host = !analysis.hits.empty() &&
+                         std::none_of(analysis.hits.begin(), analysis.hits.end(),
+                                      [](const Hit& h) { return IsGpuFinding(h.finding); });
+  if ((analysis.hits.empty() || only_host) && mode == AnalysisMode::kPaste && text.size() <= kMaxFlattenedBytes &&
       text.find('\n') != std::string_view::npos) {
     std::string flat;
     flat.reserve(text.size());
@@ -297,6 +303,7 @@ Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std:
       else if (!flat.empty() && flat.back() != ' ') flat.push_back(' ');
     }
     for (Finding& f : matcher.MatchRecord(flat)) {
+      if (only_host && !IsGpuFinding(f)) continue;
       Hit hit;
       hit.first_line = hit.last_line = 1;
       hit.occurrences = 1;

@@ -135,6 +135,8 @@ core::Status ErrorMatcher::Compile() {
   names_ = std::make_unique<RE2>(names, CaseInsensitive());
   GPUPROBE_RETURN_IF_ERROR(add(names, {Rule::Kind::kName}));
   GPUPROBE_RETURN_IF_ERROR(add(R"(\bs?xid\b[^\n]{0,60}?\d)", {Rule::Kind::kXid}));
+  // "CUDA error: <words>": read again for a retyped message when nothing else is found.
+  GPUPROBE_RETURN_IF_ERROR(add(R"(\bcuda[ _]?(?:runtime )?error\s*:\s*[a-z])", {Rule::Kind::kCudaErrorText}));
   // A line that names NCCL (or one of its network plugins) or the cuDNN frontend is read
   // against that library's own messages (compiled on first use).
   for (size_t i = 0; i < sizeof(kLibraries) / sizeof(kLibraries[0]); ++i) {
@@ -279,6 +281,9 @@ std::vector<int> ErrorMatcher::MatchingRules(std::string_view text) const {
       case Rule::Kind::kNumber: hit = RE2::PartialMatch(text, *numbers_[rule.pattern].re); break;
       case Rule::Kind::kXid: hit = ParseXidLine(text).has_value(); break;
       case Rule::Kind::kLibrary: hit = RE2::PartialMatch(text, *library_gates_[rule.pattern]); break;
+      case Rule::Kind::kCudaErrorText:
+        hit = RE2::PartialMatch(text, filter_->GetRE2(static_cast<int>(i)));
+        break;
     }
     if (hit) matched.push_back(static_cast<int>(i));
   }
@@ -320,7 +325,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text) const {
 
 std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std::vector<int>& matched) const {
   std::vector<Finding> strong, weak, fallback, own_messages;
-  bool names = false, messages = false;
+  bool names = false, messages = false, cuda_text = false;
   // The line's Xid, read once: an Xid entry's pattern and the Xid rule both want it.
   std::optional<std::optional<XidEvent>> xid_line;
   auto xid = [&]() -> const std::optional<XidEvent>& {
@@ -377,6 +382,9 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
         break;
       case Rule::Kind::kNumber:
         break;
+      case Rule::Kind::kCudaErrorText:
+        cuda_text = true;
+        break;
       case Rule::Kind::kLibrary: {
         auto table = kLibraries[rule.pattern].table();
         const LibraryMessage* w = table.ok() ? (*table)->Match(text) : nullptr;
@@ -432,6 +440,16 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
       f = *w;
     }
   }
+  // An entry that holds only where a line names nothing of the GPU (a plain Python exception)
+  // does not hold on a line that carries a GPU error either: vLLM's "ValueError: The model's
+  // max seq len ..." is vLLM's KV-cache error, not also a bug in the program.
+  if (strong.size() > 1 && std::any_of(strong.begin(), strong.end(), [](const Finding& f) {
+        return f.entry == nullptr || f.entry->gpu;
+      })) {
+    strong.erase(std::remove_if(strong.begin(), strong.end(),
+                                [](const Finding& f) { return f.entry != nullptr && f.entry->unless_gpu_words; }),
+                 strong.end());
+  }
   // One strong finding (most lines of a log that match at all) is the answer as it is.
   if (strong.size() == 1) return strong;
   for (auto& f : strong) add_unique(f);
@@ -454,6 +472,7 @@ std::vector<Finding> ErrorMatcher::MatchRecord(std::string_view text, const std:
   if (out.empty()) {
     for (auto& f : numbered) add_unique(f);
   }
+  if (out.empty() && cuda_text) FindMisspeltMessage(text, out);
   for (auto& f : fallback) add_unique(f);
   return out;
 }

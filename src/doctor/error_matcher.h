@@ -109,6 +109,9 @@ class ErrorMatcher {
   void FindMessages(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const;
   void FindNumbers(std::string_view text, const std::vector<size_t>& positions, std::vector<Finding>& out) const;
   void FindNames(std::string_view text, std::vector<Finding>& out) const;
+  /// The runtime's message retyped with a slip ("invalid device oridinal") after "CUDA error:":
+  /// the one message within two edits, when exactly one is.
+  void FindMisspeltMessage(std::string_view text, std::vector<Finding>& out) const;
 
   const KnowledgeBase& kb_;
   const StatusTable& statuses_;

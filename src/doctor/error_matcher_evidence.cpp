@@ -127,6 +127,54 @@ void ErrorMatcher::FindMessages(std::string_view text, const std::vector<size_t>
   if (best != nullptr) out.push_back(ForStatus(*best, Evidence::kMessage));
 }
 
+namespace {
+
+// Edits (insert, delete, replace) from `a` to `b`, stopping early above `limit`.
+size_t EditDistance(std::string_view a, std::string_view b, size_t limit) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    size_t best = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+      best = std::min(best, row[j]);
+    }
+    if (best > limit) return limit + 1;
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void ErrorMatcher::FindMisspeltMessage(std::string_view text, std::vector<Finding>& out) const {
+  // The words after the marker up to the end of the sentence: what the runtime would have
+  // printed, as the person retyped it.
+  static const RE2 kAfterMarker(R"((?i)\bcuda[ _]?(?:runtime )?error\s*:\s*([a-z][a-z '-]{9,79}[a-z]))");
+  std::string words;
+  if (!RE2::PartialMatch(text, kAfterMarker, &words)) return;
+  words = Lower(words);
+  // Two edits at most, and fewer than one in eight letters: a slip, not another message.
+  const size_t limit = std::min<size_t>(2, words.size() / 8);
+  const StatusCode* only = nullptr;
+  size_t found = 0;
+  for (const auto& [message, owners] : message_index_) {
+    const StatusCode* runtime = nullptr;
+    for (const StatusCode* s : owners) {
+      if (s->api == kApiCudaRuntime) runtime = s;
+    }
+    if (runtime == nullptr || EditDistance(words, message, limit) > limit) continue;
+    if (words == message) return;  // spelt right: the exact reading already had its chance
+    only = runtime;
+    ++found;
+  }
+  if (found == 1) out.push_back(ForStatus(*only, Evidence::kMessage));
+}
+
 std::vector<const StatusCode*> ErrorMatcher::RankReadings(std::vector<const StatusCode*> readings, std::string_view context,
                                                            bool old_era) const {
   auto rank = [&](const StatusCode* s) {

@@ -12,7 +12,7 @@
 namespace gpuprobe::doctor {
 
 struct ErrorMatcher::Rule {
-  enum class Kind { kPattern, kName, kXid, kMessage, kNumber, kLibrary };
+  enum class Kind { kPattern, kName, kXid, kMessage, kNumber, kLibrary, kCudaErrorText };
   Kind kind;
   size_t entry = 0;    // kPattern: entry index
   size_t pattern = 0;  // kPattern: pattern index in the entry; kNumber: position index; kLibrary: library index

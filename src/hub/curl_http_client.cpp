@@ -174,10 +174,11 @@ Result<std::unique_ptr<HttpClient>> MakeCurlHttpClient(const CurlClientOptions& 
   static CURLcode global = CURLE_OK;
   std::call_once(once, [] { global = curl_global_init(CURL_GLOBAL_DEFAULT); });
   if (global != CURLE_OK) {
-    return Status::Internal(fmt::format("libcurl could not be initialised: {}", curl_easy_strerror(global)));
+    return Status::Internal(fmt::format("libcurl could not be initialised: {}", curl_easy_strerror(global)))
+        .WithKeys("error.curl.init", {{"detail", curl_easy_strerror(global)}});
   }
   CURL* handle = curl_easy_init();
-  if (handle == nullptr) return Status::Internal("libcurl could not create a transfer handle");
+  if (handle == nullptr) return Status::Internal("libcurl could not create a transfer handle").WithKeys("error.curl.handle");
   return std::unique_ptr<HttpClient>(new CurlHttpClient(handle, options));
 }
 

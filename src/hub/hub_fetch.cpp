@@ -211,6 +211,8 @@ Result<HubSnapshot> FetchModelHeaders(const std::string& repo_id, const std::str
 
   GPUPROBE_ASSIGN_OR_RETURN(state, InspectCommit(cache, commit, options.max_shards));
   if (!state.complete()) {
+    // An invariant of FetchShards (each shard it returned OK for is in the cache), not a state
+    // of the Hub: a bug to report, left in English.
     return Status::Internal(fmt::format("{}: {} is still missing after the fetch", repo_id, state.missing.front()));
   }
   HubSnapshot snapshot = SnapshotFromCache(cache, repo_id, revision, state);

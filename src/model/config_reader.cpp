@@ -44,13 +44,15 @@ Status ConfigReader::Problem(const std::string& field, const char* problem, cons
   return Error(field, what).WithKeys(std::string("error.config.") + problem, std::move(args));
 }
 
-Status ConfigReader::Missing(std::initializer_list<const char*> fields, const std::string& why) const {
+Status ConfigReader::Missing(std::initializer_list<const char*> fields, const std::string& why,
+                             const std::string& why_key) const {
   std::string names;
   for (const char* field : fields) names += (names.empty() ? "'" : " or '") + prefix_ + field + "'";
   Status status = Status::InvalidArgument(
       fmt::format("{}: required field {} is missing{}", label_, names, why.empty() ? "" : " (" + why + ")"));
-  // The reason is the caller's English phrase: keyed only when there is none.
-  return why.empty() ? status.WithKeys("error.config.missing", {{"file", label_}, {"fields", names}}) : status;
+  // The caller's reason is English for the log; its key gives it in the reader's language.
+  if (why.empty()) return status.WithKeys("error.config.missing", {{"file", label_}, {"fields", names}});
+  return status.WithKeys("error.config.missing_why", {{"file", label_}, {"fields", names}, {"why_key", why_key}});
 }
 
 bool ConfigReader::Has(const char* field) const {

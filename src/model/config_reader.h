@@ -47,7 +47,8 @@ class ConfigReader {
   /// `args` plus {file} and {field}.
   core::Status Problem(const std::string& field, const char* problem, const std::string& what, core::MessageArgs args) const;
   /// InvalidArgument "<label>: required field 'a' or 'b' is missing".
-  core::Status Missing(std::initializer_list<const char*> fields, const std::string& why = {}) const;
+  core::Status Missing(std::initializer_list<const char*> fields, const std::string& why = {},
+                       const std::string& why_key = {}) const;
 
   /// Present and not null.
   bool Has(const char* field) const;

@@ -22,10 +22,11 @@ double CopySeconds(double bytes, const LinkRates& link) {
 
 bool Finite(double v) { return std::isfinite(v) && v >= 0; }
 
-core::Status CheckRates(const ProcessorRates& r, const char* who) {
+core::Status CheckRates(const ProcessorRates& r, const char* who, const char* who_key) {
   if (!(r.flops > 0) || !(r.bandwidth > 0) || !std::isfinite(r.flops) || !std::isfinite(r.bandwidth) ||
       !Finite(r.fixed_seconds)) {
-    return core::Status::InvalidArgument(fmt::format("{} rates must be positive and finite", who));
+    return core::Status::InvalidArgument(fmt::format("{} rates must be positive and finite", who))
+        .WithKeys("error.crossover.rates", {{"who_key", who_key}});
   }
   return core::Status::Ok();
 }
@@ -80,14 +81,15 @@ CrossoverPoint TimeAt(CrossoverKernel kernel, double size, const CpuRates& cpu, 
 
 core::Result<CrossoverCurve> FindCrossover(CrossoverKernel kernel, const CpuRates& cpu, const ProcessorRates& gpu,
                                            const LinkRates& link, double min_size, double max_size, int points) {
-  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.one_thread, "CPU (one thread)"));
-  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.all_threads, "CPU (all threads)"));
-  GPUPROBE_RETURN_IF_ERROR(CheckRates(gpu, "GPU"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.one_thread, "CPU (one thread)", "error.crossover.who.cpu_one"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(cpu.all_threads, "CPU (all threads)", "error.crossover.who.cpu_all"));
+  GPUPROBE_RETURN_IF_ERROR(CheckRates(gpu, "GPU", "error.crossover.who.gpu"));
   if (!(link.bandwidth > 0) || !std::isfinite(link.bandwidth) || !Finite(link.latency_seconds)) {
-    return core::Status::InvalidArgument("link bandwidth must be positive and finite");
+    return core::Status::InvalidArgument("link bandwidth must be positive and finite").WithKeys("error.crossover.link");
   }
   if (!(min_size >= 1) || !(max_size > min_size) || max_size > 1e15 || points < 2 || points > 10000) {
-    return core::Status::InvalidArgument("crossover sizes must satisfy 1 <= min < max <= 1e15 with 2..10000 points");
+    return core::Status::InvalidArgument("crossover sizes must satisfy 1 <= min < max <= 1e15 with 2..10000 points")
+        .WithKeys("error.crossover.sizes");
   }
   CrossoverCurve curve;
   curve.kernel = kernel;

@@ -207,7 +207,9 @@ core::Result<TaskRule> FindTaskRule(const std::string& task_id) {
   for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
   auto near = core::ClosestMatches(task_id, ids);
   std::string suggestion = near.empty() ? "" : fmt::format(" Did you mean '{}'?", near.front());
-  return core::Status::InvalidArgument(fmt::format("unknown task '{}'.{} Tasks: {}", task_id, suggestion, all));
+  core::Status status = core::Status::InvalidArgument(fmt::format("unknown task '{}'.{} Tasks: {}", task_id, suggestion, all));
+  return near.empty() ? status.WithKeys("error.unknown.task", {{"name", task_id}, {"tasks", all}})
+                      : status.WithKeys("error.unknown.task.near", {{"name", task_id}, {"near", near.front()}, {"tasks", all}});
 }
 
 Job TaskJob(const TaskRule& rule, int tensor_parallel) {

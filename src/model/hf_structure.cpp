@@ -87,7 +87,8 @@ class Counter {
       for (const json& dim : *shape) {
         auto v = Int(dim, name);
         if (!v.ok()) return v.status();
-        if (*v < 0) return Status::InvalidArgument(fmt::format("{}: a negative dimension ({})", name, *v));
+        if (*v < 0) return Status::InvalidArgument(fmt::format("{}: a negative dimension ({})", name, *v))
+                             .WithKeys("error.structure.negative_dim", {{"name", name}, {"value", std::to_string(*v)}});
         size *= static_cast<double>(*v);
       }
       double copies = 1;
@@ -96,13 +97,17 @@ class Counter {
         for (const json& c : counts) {
           auto v = Int(c, name);
           if (!v.ok()) return v.status();
-          if (*v < 0 || *v > kMaxEntries) return Status::InvalidArgument(fmt::format("{}: {} copies is absurd", name, *v));
+          if (*v < 0 || *v > kMaxEntries) {
+            return Status::InvalidArgument(fmt::format("{}: {} copies is absurd", name, *v))
+                .WithKeys("error.structure.absurd_copies", {{"name", name}, {"value", std::to_string(*v)}});
+          }
           copies *= static_cast<double>(*v);
         }
       }
       double elements = size * copies;
       if (!std::isfinite(elements) || elements > kMaxTotal) {
-        return Status::InvalidArgument(fmt::format("{}: {:.3g} elements, beyond any real model", name, elements));
+        return Status::InvalidArgument(fmt::format("{}: {:.3g} elements, beyond any real model", name, elements))
+            .WithKeys("error.structure.beyond_elements", {{"name", name}, {"value", fmt::format("{:.3g}", elements)}});
       }
       out.tensors += static_cast<std::int64_t>(copies);
       if (t.value("buffer", false)) {
@@ -263,7 +268,10 @@ Result<StructureCount> CountStructure(const json& tpl, const ConfigValues& value
     if (!*present) continue;
     auto n = counter.Int(c.value("repeat", json(1)), path);
     if (!n.ok()) return n.status();
-    if (*n < 0 || *n > kMaxEntries) return Status::InvalidArgument(fmt::format("{}: {} entries is absurd", path, *n));
+    if (*n < 0 || *n > kMaxEntries) {
+      return Status::InvalidArgument(fmt::format("{}: {} entries is absurd", path, *n))
+          .WithKeys("error.structure.absurd_entries", {{"name", path}, {"value", std::to_string(*n)}});
+    }
     std::string tower = Str(c, "tower", "language_model");
     const json parts = c.value("parts", json::array());
     // Each kind of each part is counted once and then multiplied by how many layers have it.
@@ -303,7 +311,8 @@ Result<StructureCount> CountStructure(const json& tpl, const ConfigValues& value
       count.stack = std::move(layers);
     }
     if (!std::isfinite(count.total_params) || count.total_params > kMaxTotal) {
-      return Status::InvalidArgument(fmt::format("{}: {:.3g} parameters, beyond any real model", path, count.total_params));
+      return Status::InvalidArgument(fmt::format("{}: {:.3g} parameters, beyond any real model", path, count.total_params))
+          .WithKeys("error.structure.beyond_params", {{"name", path}, {"value", fmt::format("{:.3g}", count.total_params)}});
     }
   }
   count.active_params = count.total_params;
@@ -326,7 +335,10 @@ Result<std::vector<KvLayerShape>> KvLayout(const json& kv, const ConfigValues& v
   Counter counter(values);
   auto n = counter.Int(kv.value("layers", json("num_hidden_layers")), "kv.layers");
   if (!n.ok()) return n.status();
-  if (*n < 0 || *n > kMaxEntries) return Status::InvalidArgument(fmt::format("kv: {} layers is absurd", *n));
+  if (*n < 0 || *n > kMaxEntries) {
+    return Status::InvalidArgument(fmt::format("kv: {} layers is absurd", *n))
+        .WithKeys("error.structure.absurd_kv_layers", {{"value", std::to_string(*n)}});
+  }
   const json rule = kv.value("layer_kinds", json{{"rule", "all"}, {"kind", "full_attention"}});
   const json kinds = kv.value("kinds", json::object());
   std::map<std::string, KvLayerShape> cache;

@@ -90,7 +90,8 @@ const GpuPrice* PriceBook::Find(const GpuSpec& gpu) const {
 core::Result<std::pair<std::string, double>> ParsePriceFlag(std::string_view value) {
   auto eq = value.rfind('=');
   if (eq == std::string_view::npos) {
-    return core::Status::InvalidArgument(fmt::format("--price '{}' must be GPU=USD/h, e.g. --price l4=0.80", value));
+    return core::Status::InvalidArgument(fmt::format("--price '{}' must be GPU=USD/h, e.g. --price l4=0.80", value))
+        .WithKeys("error.price.format", {{"value", std::string(value)}});
   }
   std::string gpu = Trim(value.substr(0, eq));
   std::string amount = Trim(value.substr(eq + 1));
@@ -101,7 +102,8 @@ core::Result<std::pair<std::string, double>> ParsePriceFlag(std::string_view val
   std::optional<double> parsed = core::ParseDouble(amount, &used);
   const double usd = parsed.value_or(0);
   if (!parsed || used == 0 || used != amount.size()) {
-    return core::Status::InvalidArgument(fmt::format("--price '{}': '{}' is not a price in US dollars per hour", value, amount));
+    return core::Status::InvalidArgument(fmt::format("--price '{}': '{}' is not a price in US dollars per hour", value, amount))
+        .WithKeys("error.price.amount", {{"value", std::string(value)}, {"amount", amount}});
   }
   GPUPROBE_RETURN_IF_ERROR(CheckQuantity(Quantity::kPrice, usd, "--price"));
   return std::make_pair(gpu, usd);

@@ -87,7 +87,7 @@ Result<WeightQuant> FromQuantConfig(const ConfigReader& r, const std::string& me
     // The first config group that quantises weights describes the linear layers.
     const json* groups = nullptr;
     GPUPROBE_ASSIGN_OR_RETURN(groups, r.Object("config_groups"));
-    if (groups == nullptr) return r.Missing({"config_groups"}, "compressed-tensors");
+    if (groups == nullptr) return r.Missing({"config_groups"}, "compressed-tensors", "error.config.why.compressed_tensors");
     for (const auto& [name, group] : groups->items()) {
       if (!group.is_object()) return r.Problem("config_groups." + name, "not_object", "must be an object", {{"value", group.type_name()}});
       auto weights = group.find("weights");

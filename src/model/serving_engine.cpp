@@ -356,7 +356,7 @@ Result<EngineBudget> PlanEngineBudget(const ModelShape& shape, double weights, i
     return Status::InvalidArgument(fmt::format("--block-size must be a power of two up to 1024, got {}", o.block_size))
         .WithKeys("error.engine.block_size", {{"value", std::to_string(o.block_size)}});
   }
-  if (gpu.total_bytes <= 0) return Status::InvalidArgument("the GPU's memory is not known");
+  if (gpu.total_bytes <= 0) return Status::InvalidArgument("the GPU's memory is not known").WithKeys("error.engine.no_memory");
   KvFootprint kv = KvFootprintOf(shape, o.kv_bytes_per_element, tp, pp);
   Result<EngineBudget> b = Status::Internal("engine");
   switch (o.engine) {

@@ -26,18 +26,27 @@ std::string Format(const Texts& texts, const std::string& key, const Finding& f)
 
 }  // namespace
 
-std::string FindingEvidence(const Finding& f, const Texts& texts) {
+std::string FindingEvidence(const Finding& f, const Texts& texts, bool with_capture_age) {
   // Chinese sentences follow each other without a space.
   const char* between = texts.language() == Language::kZh ? "" : " ";
   std::string out = Format(texts, f.EvidenceKey(), f);
-  for (const auto& note : f.notes) out += between + Format(texts, "finding.note." + note, f);
+  for (const auto& note : f.notes) {
+    if (!with_capture_age && note.rfind("capture_age", 0) == 0) continue;
+    out += between + Format(texts, "finding.note." + note, f);
+  }
   return out;
+}
+
+std::string FindingTitle(const std::string& id, const Texts& texts) {
+  const std::string key = "finding." + id + ".title";
+  return texts.Has(key) ? texts.Get(key) : id;
 }
 
 nlohmann::json FindingJson(const Finding& f, const Texts& texts) {
   nlohmann::json facts = nlohmann::json::array();
   for (const auto& fact : f.facts) facts.push_back({{"field", fact.field}, {"value", fact.value}});
   return {{"id", f.id},
+          {"title", FindingTitle(f.id, texts)},
           {"severity", telemetry::SeverityName(f.severity)},
           {"gpu", f.gpu},
           {"evidence", FindingEvidence(f, texts)},
@@ -63,9 +72,13 @@ nlohmann::json NotJudgedJson(const std::vector<telemetry::NotJudged>& not_judged
 std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
   std::string out = t.Get("inspect.findings") + "\n";
   if (a.findings.empty()) out += "  " + t.Get(a.not_judged.empty() ? "inspect.no_findings" : "inspect.no_findings_judged") + "\n";
+  // The capture's age is said with the first finding; the others are of the same capture.
+  bool age_said = false;
   for (const auto& f : a.findings) {
-    out += fmt::format("  [{}] GPU {} {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu, f.id,
-                       FindingEvidence(f, t));
+    out += fmt::format("  [{}] GPU {} · {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu,
+                       FindingTitle(f.id, t), FindingEvidence(f, t, !age_said));
+    age_said = age_said || std::any_of(f.notes.begin(), f.notes.end(),
+                                       [](const std::string& n) { return n.rfind("capture_age", 0) == 0; });
     std::string facts;
     for (const auto& fact : f.facts) facts += (facts.empty() ? "" : ", ") + Tr(t, "inspect.fact", fmt::arg("field", FieldText(fact.field, t)), fmt::arg("value", fact.value));
     if (!facts.empty()) out += "      " + Tr(t, "inspect.facts", facts) + "\n";
@@ -90,7 +103,7 @@ std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
   std::vector<std::pair<std::string, std::string>> lines;  // (gpus, rest)
   for (const auto& [gpu, entry] : by_gpu) {
     std::string ids, fields;
-    for (const auto& id : entry.first) ids += (ids.empty() ? "" : ", ") + id;
+    for (const auto& id : entry.first) ids += (ids.empty() ? "" : t.Get("inspect.list_separator")) + FindingTitle(id, t);
     for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + FieldText(m, t);
     std::string rest = Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields));
     auto same = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == rest; });

@@ -18,7 +18,10 @@
 namespace gpuprobe::report {
 
 /// The evidence of `finding`: its sentence and its notes, formatted with its values.
-std::string FindingEvidence(const telemetry::Finding& finding, const Texts& texts);
+std::string FindingEvidence(const telemetry::Finding& finding, const Texts& texts, bool with_capture_age = true);
+/// The finding's short name in the reader's language ("memory repair waiting for a reset"); its
+/// id where no title is written.
+std::string FindingTitle(const std::string& id, const Texts& texts);
 
 /// One finding as JSON: id, severity, gpu, evidence (sentence), facts [{field, value}],
 /// confidence ("full"/"reduced"), missing [fields], explanation, next_step.

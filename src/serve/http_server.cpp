@@ -238,19 +238,21 @@ void HttpServer::SweepDeadlines() {
 
 core::Status HttpServer::Run(const HttpHandler& handler, int stop_fd) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) return core::Status::IoError(fmt::format("epoll: {}", std::strerror(errno)));
+  if (epoll_fd_ < 0) return core::StatusFromErrnoKeyed("epoll", errno, "error.serve.event_loop", {{"call", "epoll_create1"}});
   for (int fd : {listen_fd_, stop_fd}) {
     epoll_event ev = {};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return core::Status::IoError(fmt::format("epoll: {}", std::strerror(errno)));
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      return core::StatusFromErrnoKeyed("epoll", errno, "error.serve.event_loop", {{"call", "epoll_ctl"}});
+    }
   }
   Clock::time_point drain_deadline;
   auto last_sweep = Clock::now();
   epoll_event events[256];
   while (true) {
     int n = epoll_wait(epoll_fd_, events, 256, kTickMs);
-    if (n < 0 && errno != EINTR) return core::Status::IoError(fmt::format("epoll_wait: {}", std::strerror(errno)));
+    if (n < 0 && errno != EINTR) return core::StatusFromErrnoKeyed("epoll_wait", errno, "error.serve.event_loop", {{"call", "epoll_wait"}});
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == listen_fd_) {

@@ -90,7 +90,8 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& 
                             Required{reinterpret_cast<void*>(f.handle_by_index), "nvmlDeviceGetHandleByIndex_v2"},
                             Required{reinterpret_cast<void*>(f.name), "nvmlDeviceGetName"}}) {
     if (r.pointer == nullptr) {
-      return core::Status::Unavailable(fmt::format("{} does not export {}: not a usable NVML", lib.name(), r.name));
+      return core::Status::Unavailable(fmt::format("{} does not export {}: not a usable NVML", lib.name(), r.name))
+          .WithKeys("error.nvml.missing_symbol", {{"library", lib.name()}, {"symbol", r.name}});
     }
   }
   Resolve(lib, &f.driver_version, {"nvmlSystemGetDriverVersion"});

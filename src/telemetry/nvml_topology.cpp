@@ -41,7 +41,8 @@ std::string BusKey(const char* bus_id) {
 core::Result<TopologyMatrix> ReadNvmlTopology(const NvmlLibrary& nvml) {
   const NvmlFunctions& f = nvml.fn();
   if (f.topology_common_ancestor == nullptr) {
-    return core::Status::Unavailable("this NVML has no nvmlDeviceGetTopologyCommonAncestor", "read a saved 'nvidia-smi topo -m' with --from");
+    return core::Status::Unavailable("this NVML has no nvmlDeviceGetTopologyCommonAncestor", "read a saved 'nvidia-smi topo -m' with --from")
+        .WithKeys("error.nvml.no_topology", {}, "error.nvml.no_topology.hint");
   }
   unsigned int count = 0;
   nvmlReturn_t rc = f.device_count(&count);

@@ -105,6 +105,7 @@ run "gpus" gpus "$bin" --lang zh gpus
 run "gpus show h200" gpus "$bin" --lang zh gpus show h200
 run "gpus compare" gpus "$bin" --lang zh gpus compare a100-80gb h100 h200
 run "gpus --task" gpus "$bin" --lang zh gpus --task llm-serving
+run "gpus links" gpus "$bin" --lang zh gpus links
 run "plan --params 8B" plan "$bin" --lang zh plan --params 8B --gpu h200
 run "plan --model" plan "$bin" --lang zh plan --model "$fx/configs/meta-llama--llama-3.1-8b.config.json" --gpu h200
 run "plan rental sweep" plan "$bin" --lang zh plan --params 8B --rps 5 --prompt-tokens 1000 --output-tokens 200
@@ -157,6 +158,10 @@ run "missing file" help "$bin" --lang zh report --from "$dir/nope.json" -o "$dir
 run "a directory" help "$bin" --lang zh report --from "$dir" -o "$dir/x.html"
 run "not JSON" help "$bin" --lang zh report --from "$fx/hf_configs/README.md" -o "$dir/x.html"
 run "report onto a directory" help "$bin" --lang zh report --from "$fx/report/tour-cpu-2core.json" -o "$dir"
+run "unknown task" help "$bin" --lang zh gpus --task serving
+run "unknown task, near" help "$bin" --lang zh gpus --task llm-servng
+run "--price without =" help "$bin" --lang zh gpus --task llm-serving --price l4
+run "--price not a number" help "$bin" --lang zh gpus --task llm-serving --price l4=cheap
 
 echo "zh leak test: $checked outputs checked, $failed with English"
 [ $failed -eq 0 ]

@@ -21,11 +21,11 @@ class AccessInstance : public BenchmarkInstance {
       : ctx_(ctx), n_(n), stride_(stride), random_(random), threads_(threads), data_(n) {}
 
   core::Status Init() {
-    if (!data_.ok()) return AllocationFailed("the access array", 4.0 * n_);
+    if (!data_.ok()) return AllocationFailed("the access array", "error.bench.alloc.what.access_array", 4.0 * n_);
     FillRandom(ctx_.pool(), threads_, data_, 11);
     if (random_) {
       index_ = AlignedArray<std::uint32_t>(n_);
-      if (!index_.ok()) return AllocationFailed("the random index", 4.0 * n_);
+      if (!index_.ok()) return AllocationFailed("the random index", "error.bench.alloc.what.random_index", 4.0 * n_);
       std::vector<std::uint32_t> order(n_);
       std::iota(order.begin(), order.end(), 0u);
       std::shuffle(order.begin(), order.end(), std::mt19937(5));

@@ -13,7 +13,7 @@ class CpuBackend : public Backend {
   std::string Name() const override { return "cpu"; }
   Availability Probe() const override { return Availability::Yes(); }
   core::Result<std::unique_ptr<BackendContext>> Open(int index) override {
-    if (index != 0) return core::Status::NotFound("the CPU backend has one device (index 0)");
+    if (index != 0) return core::Status::NotFound("the CPU backend has one device (index 0)").WithKeys("error.bench.cpu_index");
     model::CpuSpec spec = DetectCpuSpec();
     return std::unique_ptr<BackendContext>(new CpuContext(spec, WorkerCpuIds(0)));
   }

@@ -49,9 +49,10 @@ double TimeParallel(ThreadPool& pool, int workers, const std::function<void(int)
   return std::chrono::duration<double>(end - start).count();
 }
 
-core::Status AllocationFailed(const std::string& what, double bytes) {
+core::Status AllocationFailed(const std::string& what, const std::string& what_key, double bytes) {
   return core::Status::Unavailable(fmt::format("could not allocate {} for {}", core::FormatBytesBinary(bytes), what),
-                                   "use --size to choose a smaller working set");
+                                   "use --size to choose a smaller working set")
+      .WithKeys("error.bench.alloc", {{"size", core::FormatBytesBinary(bytes)}, {"what_key", what_key}}, "error.bench.alloc.hint");
 }
 
 }  // namespace gpuprobe::bench

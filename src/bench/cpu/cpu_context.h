@@ -97,6 +97,7 @@ void FillRandom(ThreadPool& pool, int workers, AlignedArray<T>& array, std::uint
 }
 
 /// Out-of-memory as a Status naming what was being allocated.
-core::Status AllocationFailed(const std::string& what, double bytes);
+/// `what` is the English name of the buffer (for the log), `what_key` its text key.
+core::Status AllocationFailed(const std::string& what, const std::string& what_key, double bytes);
 
 }  // namespace gpuprobe::bench

@@ -22,7 +22,7 @@ class ChaseInstance : public BenchmarkInstance {
   explicit ChaseInstance(std::uint64_t bytes) : nodes_(std::max<std::uint64_t>(bytes / kLine, 2)), memory_(nodes_ * (kLine / sizeof(std::uint64_t))) {}
 
   core::Status Init() {
-    if (!memory_.ok()) return AllocationFailed("the pointer-chase array", static_cast<double>(nodes_ * kLine));
+    if (!memory_.ok()) return AllocationFailed("the pointer-chase array", "error.bench.alloc.what.pointer_chase", static_cast<double>(nodes_ * kLine));
     // A single random cycle through every line (Sattolo's algorithm): no line repeats
     // before all were visited, and the order defeats the prefetchers.
     std::vector<std::uint64_t> order(nodes_);

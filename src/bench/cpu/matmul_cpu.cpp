@@ -24,7 +24,7 @@ class MatmulInstance : public BenchmarkInstance {
       : ctx_(ctx), rung_(rung), n_(n), threads_(threads), a_(Count()), b_(Count()), c_(Count()) {}
 
   core::Status Init() {
-    if (!a_.ok() || !b_.ok() || !c_.ok()) return AllocationFailed("three matrices", 3.0 * Count() * sizeof(T));
+    if (!a_.ok() || !b_.ok() || !c_.ok()) return AllocationFailed("three matrices", "error.bench.alloc.what.matrices", 3.0 * Count() * sizeof(T));
     FillRandom(ctx_.pool(), threads_, a_, 21, 2.0, -1.0);
     FillRandom(ctx_.pool(), threads_, b_, 22, 2.0, -1.0);
     return core::Status::Ok();

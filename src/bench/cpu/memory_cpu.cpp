@@ -64,7 +64,7 @@ class StreamInstance : public BenchmarkInstance {
       : ctx_(ctx), op_(op), n_(n), threads_(threads), a_(n), b_(n), c_(n) {}
 
   core::Status Init() {
-    if (!a_.ok() || !b_.ok() || !c_.ok()) return AllocationFailed("three STREAM arrays", 3.0 * n_ * sizeof(double));
+    if (!a_.ok() || !b_.ok() || !c_.ok()) return AllocationFailed("three STREAM arrays", "error.bench.alloc.what.stream_arrays", 3.0 * n_ * sizeof(double));
     // The workers that will stream the data touch it first (their NUMA node gets the pages).
     FillRandom(ctx_.pool(), threads_, a_, 1);
     FillRandom(ctx_.pool(), threads_, b_, 2);
@@ -201,7 +201,7 @@ class SweepInstance : public BenchmarkInstance {
  public:
   SweepInstance(std::size_t n) : n_(n), a_(n) {}
   core::Status Init(CpuContext& ctx) {
-    if (!a_.ok()) return AllocationFailed("the sweep array", 8.0 * n_);
+    if (!a_.ok()) return AllocationFailed("the sweep array", "error.bench.alloc.what.sweep_array", 8.0 * n_);
     FillRandom(ctx.pool(), 1, a_, 7);
     for (std::size_t i = 0; i < n_; ++i) reference_ += a_[i];
     // Small sets repeat so one iteration lasts long enough to time (~64 MiB read).

@@ -17,14 +17,18 @@ core::Result<const CublasApi*> LoadOnce() {
   auto lib = core::DynamicLibrary::Open(CublasCandidates("libcublas", ConfiguredCudaLibraryDir()));
   if (!lib.ok()) {
     return core::Status::Unavailable("cuBLAS is not installed (libcublas.so cannot be loaded)",
-                                     "install the CUDA toolkit's cuBLAS (e.g. the libcublas package) to run these rungs");
+                                     "install the CUDA toolkit's cuBLAS (e.g. the libcublas package) to run these rungs")
+        .WithKeys("error.cublas.missing", {{"library", "cuBLAS"}, {"file", "libcublas.so"}}, "error.cublas.missing.hint");
   }
   static CublasApi api;
   const core::DynamicLibrary& l = **lib;
   bool ok = Bind(l, "cublasCreate_v2", &api.create) && Bind(l, "cublasDestroy_v2", &api.destroy) &&
             Bind(l, "cublasSetStream_v2", &api.set_stream) && Bind(l, "cublasSetMathMode", &api.set_math_mode) &&
             Bind(l, "cublasSgemm_v2", &api.sgemm) && Bind(l, "cublasGemmEx", &api.gemm_ex);
-  if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLAS function gpuprobe needs", l.name()));
+  if (!ok) {
+    return core::Status::Unavailable(fmt::format("{} lacks a cuBLAS function gpuprobe needs", l.name()))
+        .WithKeys("error.cublas.lacks", {{"file", l.name()}, {"library", "cuBLAS"}});
+  }
   // Deliberately leaked: no dlclose at exit (see cublas_loader.h).
   api.library = lib.value().release();
   return static_cast<const CublasApi*>(&api);
@@ -34,7 +38,8 @@ core::Result<const CublasLtApi*> LoadLtOnce() {
   auto lib = core::DynamicLibrary::Open(CublasCandidates("libcublasLt", ConfiguredCudaLibraryDir()));
   if (!lib.ok()) {
     return core::Status::Unavailable("cuBLASLt is not installed (libcublasLt.so cannot be loaded)",
-                                     "install the CUDA toolkit's cuBLAS (it ships cuBLASLt) to run the fp8 peak");
+                                     "install the CUDA toolkit's cuBLAS (it ships cuBLASLt) to run the fp8 peak")
+        .WithKeys("error.cublas.missing", {{"library", "cuBLASLt"}, {"file", "libcublasLt.so"}}, "error.cublaslt.missing.hint");
   }
   static CublasLtApi api;
   const core::DynamicLibrary& l = **lib;
@@ -45,7 +50,10 @@ core::Result<const CublasLtApi*> LoadLtOnce() {
             Bind(l, "cublasLtMatmulPreferenceDestroy", &api.pref_destroy) &&
             Bind(l, "cublasLtMatmulPreferenceSetAttribute", &api.pref_set) &&
             Bind(l, "cublasLtMatmulAlgoGetHeuristic", &api.heuristic) && Bind(l, "cublasLtMatmul", &api.matmul);
-  if (!ok) return core::Status::Unavailable(fmt::format("{} lacks a cuBLASLt function gpuprobe needs", l.name()));
+  if (!ok) {
+    return core::Status::Unavailable(fmt::format("{} lacks a cuBLASLt function gpuprobe needs", l.name()))
+        .WithKeys("error.cublas.lacks", {{"file", l.name()}, {"library", "cuBLASLt"}});
+  }
   api.library = lib.value().release();  // never closed, as cuBLAS
   return static_cast<const CublasLtApi*>(&api);
 }
@@ -93,10 +101,12 @@ core::Status CublasHandle::Open(const CublasApi& api, cudaStream_t stream) {
   cublasStatus_t s = api.create(&handle_);
   if (s != CUBLAS_STATUS_SUCCESS) {
     handle_ = nullptr;
-    return core::Status::Internal(fmt::format("cublasCreate failed (status {})", static_cast<int>(s)));
+    return core::Status::Internal(fmt::format("cublasCreate failed (status {})", static_cast<int>(s)))
+        .WithKeys("error.cublas.call", {{"call", "cublasCreate"}, {"status", std::to_string(static_cast<int>(s))}});
   }
   s = api.set_stream(handle_, stream);
-  if (s != CUBLAS_STATUS_SUCCESS) return core::Status::Internal(fmt::format("cublasSetStream failed (status {})", static_cast<int>(s)));
+  if (s != CUBLAS_STATUS_SUCCESS) return core::Status::Internal(fmt::format("cublasSetStream failed (status {})", static_cast<int>(s)))
+        .WithKeys("error.cublas.call", {{"call", "cublasSetStream"}, {"status", std::to_string(static_cast<int>(s))}});
   return core::Status::Ok();
 }
 

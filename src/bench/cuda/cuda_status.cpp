@@ -45,7 +45,10 @@ core::Status StatusFromCuda(const std::string& context, cudaError_t error) {
           .WithKeys("error.nvml.other", {{"context", context}, {"detail", cudaGetErrorString(error)}}, "error.cuda.no_image.hint");
     default:
       return core::Status::Internal(fmt::format("{} failed: {} ({})", context, cudaGetErrorString(error),
-                                                static_cast<int>(error)));
+                                                static_cast<int>(error)))
+          .WithKeys("error.cuda.failed", {{"context", context}, {"detail", cudaGetErrorString(error)},
+                                          {"code", std::to_string(static_cast<int>(error))}},
+                    "error.cuda.failed.hint");
   }
 }
 

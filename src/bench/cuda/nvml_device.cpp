@@ -31,7 +31,7 @@ bool SamePciBusId(const std::string& a, const std::string& b) {
 
 core::Result<nvmlDevice_t> FindNvmlDevice(const telemetry::NvmlFunctions& f, const std::string& pci_bus_id) {
   unsigned int count = 0;
-  if (Call(f.device_count, &count) != NVML_SUCCESS) return core::Status::Unavailable("NVML cannot count the GPUs");
+  if (Call(f.device_count, &count) != NVML_SUCCESS) return core::Status::Unavailable("NVML cannot count the GPUs").WithKeys("error.nvml.cannot_count");
   for (unsigned int i = 0; i < count; ++i) {
     nvmlDevice_t device = nullptr;
     if (Call(f.handle_by_index, i, &device) != NVML_SUCCESS) continue;
@@ -40,7 +40,7 @@ core::Result<nvmlDevice_t> FindNvmlDevice(const telemetry::NvmlFunctions& f, con
     if (Call(f.pci_info, device, &pci) != NVML_SUCCESS) continue;
     if (SamePciBusId(std::string(pci.busId, strnlen(pci.busId, sizeof pci.busId)), pci_bus_id)) return device;
   }
-  return core::Status::NotFound("NVML has no GPU at " + pci_bus_id);
+  return core::Status::NotFound("NVML has no GPU at " + pci_bus_id).WithKeys("error.nvml.no_gpu_at", {{"bus", pci_bus_id}});
 }
 
 DeviceSample SampleDevice(const telemetry::NvmlFunctions& f, nvmlDevice_t device) {

@@ -65,7 +65,7 @@ Status ApplyWindows(const ConfigReader& r, ModelShape& s, WindowRule rule) {
     for (size_t i = 0; i < L; ++i) {
       const std::string& t = (*types)[i];
       if (t == "sliding_attention") {
-        if (!window) return r.Missing({"sliding_window"}, "layer_types names sliding_attention layers");
+        if (!window) return r.Missing({"sliding_window"}, "layer_types names sliding_attention layers", "error.config.why.sliding_layers");
         sliding[i] = true;
       } else if (t != "full_attention") {
         return r.Problem("layer_types", "layer_kind", fmt::format("holds '{}', a layer kind this reader cannot size", t),
@@ -126,7 +126,7 @@ Status ApplyMoe(const ConfigReader& r, ModelShape& s, const Variant& v) {
   GPUPROBE_ASSIGN_OR_RETURN(experts, r.OptionalInt(experts_field, kMaxExperts));
   if (!experts) {
     if (v.moe == MoeRule::kMixtralOptional) return Status::Ok();
-    return r.Missing({experts_field}, "a mixture-of-experts family");
+    return r.Missing({experts_field}, "a mixture-of-experts family", "error.config.why.moe");
   }
   std::optional<std::int64_t> top_k;
   GPUPROBE_ASSIGN_OR_RETURN(top_k, r.OptionalInt("num_experts_per_tok", kMaxExperts));
