@@ -29,6 +29,10 @@ struct HealthyFigure {
   std::string source;
   /// Why a result below the low end may be low: texts "gpus.healthy.worry.<it>".
   std::string worry;
+  std::string summary_en, summary_zh;  ///< the source's finding in each language (may be empty)
+  /// This GPU's own best published run as a share of its peak (0: none listed); it caps
+  /// high_share.
+  double own_best = 0;
   double Low() const { return peak * low_share; }
   double High() const { return peak * high_share; }
   bool published() const { return !source.empty(); }

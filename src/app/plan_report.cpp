@@ -511,6 +511,20 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
     report.rental_sweep = std::move(sweep.value());
     report.fits_on_gpu = !report.rental_sweep->rows.empty();
   }
+  // --max-model-len -1: the engine chose the longest context that fits. The memory table, the
+  // capacity and the serving sections then plan that length, as --max-model-len N would (one
+  // length on the screen, not the chosen one above and --seq's default below).
+  const std::int64_t chosen = report.engine ? report.engine->budget.max_model_len : 0;
+  if (given.engine.max_model_len && *given.engine.max_model_len == -1 && !given.seq_given && chosen > 0 &&
+      chosen != report.job.seq) {
+    PlanOptions again = given;
+    again.engine.max_model_len = chosen;
+    auto second = BuildPlanReport(again);
+    if (second.ok()) {
+      second->max_len_chosen = chosen;
+      return second;
+    }
+  }
   return report;
 }
 

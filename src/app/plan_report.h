@@ -86,6 +86,9 @@ struct PlanReport {
   std::optional<PlanCost> cost;                   ///< with --gpu, when it fits and a price is known
   const model::GpuPrice* gpu_price = nullptr;     ///< the --gpu's price, when known (owned by `prices`)
   bool traffic_requested = false;                 ///< --rps or --users was given
+  /// --max-model-len -1: the longest context the engine holds, chosen by a first pass; every
+  /// section plans that length (0: not asked).
+  std::int64_t max_len_chosen = 0;
   std::shared_ptr<const model::PriceBook> prices; ///< the price table with --price applied
   bool dtype_fp16_for_gpu = false;                ///< with --gpu: a bf16 default planned as fp16 (no bf16 on the GPU)
   double train_tokens = 0;                        ///< --train-tokens (training modes), 0 when not given

@@ -35,7 +35,7 @@ json HealthyFiguresJson(const GpuSpec& g) {
     out.push_back({{"id", f.id}, {"benchmark", f.benchmark}, {"unit", f.unit}, {"peak", f.peak},
                    {"low_share", f.low_share}, {"high_share", f.high_share}, {"low", f.Low()}, {"high", f.High()},
                    {"published", f.published()}, {"source", f.published() ? json(f.source) : json(nullptr)},
-                   {"worry", f.worry}});
+                   {"worry", f.worry}, {"own_best_share", f.own_best > 0 ? json(f.own_best) : json(nullptr)}});
   }
   return out;
 }

@@ -83,9 +83,16 @@ std::vector<Line> HealthyLines(const GpuSpec& g, const report::Texts& t) {
       value = Tr(t, "gpus.healthy.range_value", fmt::arg("low", Rate(f, f.Low())), fmt::arg("high", Rate(f, f.High())),
                  fmt::arg("low_share", Percent(f.low_share)), fmt::arg("high_share", Percent(f.high_share)),
                  fmt::arg("peak", Rate(f, f.peak)));
-      // The published figure's own words are evidence: kept, in English, and marked as such.
-      std::string source = t.language() == report::Language::kEn ? f.source : Tr(t, "gpus.healthy.source_english", fmt::arg("source", QuotableEnglish(f.source)));
-      explanation = Tr(t, "gpus.healthy.published", fmt::arg("source", source)) + " " +
+      // What the source shows, in the reader's language where the table says it; else the
+      // published figure's own words, in English and marked as such.
+      const bool zh = t.language() == report::Language::kZh;
+      const std::string& summary = zh ? f.summary_zh : f.summary_en;
+      std::string source = !summary.empty() ? summary
+                           : !zh          ? f.source
+                                          : Tr(t, "gpus.healthy.source_english", fmt::arg("source", QuotableEnglish(f.source)));
+      explanation = Tr(t, "gpus.healthy.published", fmt::arg("source", source)) + " ";
+      if (f.own_best > 0) explanation += Tr(t, "gpus.healthy.own_best", fmt::arg("best", fmt::format("{:.1f}%", f.own_best * 100))) + " ";
+      explanation +=
                     Tr(t, "gpus.healthy.worry_below", fmt::arg("low", Rate(f, f.Low()))) + " " +
                     t.Get("gpus.healthy.worry." + f.worry);
     } else {

@@ -61,6 +61,7 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("used", core::FormatBytesBinary(g.other_processes_bytes)), fmt::arg("processes", g.processes)) + "\n";
   }
   if (g.ecc_enabled) out += "  " + t.Get(*g.ecc_enabled ? "plan.engine.ecc_on" : "plan.engine.ecc_off") + "\n";
+  if (r.max_len_chosen > 0) out += "  " + Tr(t, "plan.engine.len_chosen", fmt::arg("len", Int(r.max_len_chosen))) + "\n";
   if (g.mig_slices > 0) {
     out += "  " + Tr(t, "plan.engine.mig", fmt::arg("slices", g.mig_slices), fmt::arg("bytes", core::FormatBytesBinary(g.mig_slice_bytes))) + "\n";
   }
@@ -146,6 +147,7 @@ nlohmann::json EngineJson(const PlanReport& r, const report::Texts& t) {
                   {"max_model_len", b.max_model_len}, {"kv_bytes_per_request", b.kv_bytes_per_request},
                   {"max_concurrency", b.max_concurrency}, {"longest_that_fits", b.longest_that_fits},
                   {"gpu_layers", b.gpu_layers}}},
+      {"max_model_len_chosen", r.max_len_chosen > 0 ? nlohmann::json(r.max_len_chosen) : nlohmann::json(nullptr)},
       {"starts", b.starts},
       {"failure", b.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.failure)},
       {"batch", p.batch},
@@ -198,6 +200,15 @@ std::string RenderFromLog(const PlanReport& r, const report::Texts& t) {
                   b ? fmt::format("{:.2f}x", b->max_concurrency) : "-"});
   }
   out += table.Render(2);
+  // A prediction far from what the engine logged is said, with which one to act on.
+  if (f.kv_tokens && *f.kv_tokens > 0 && b != nullptr && b->kv_tokens > 0) {
+    const double logged = static_cast<double>(*f.kv_tokens), predicted = static_cast<double>(b->kv_tokens);
+    const double gap = (predicted - logged) / logged;
+    if (std::fabs(gap) > 0.10) {
+      out += "  " + Tr(t, "plan.log.gap", fmt::arg("pct", fmt::format("{:.0f}", std::fabs(gap) * 100)),
+                       fmt::arg("direction", t.Get(gap > 0 ? "plan.log.gap.more" : "plan.log.gap.less"))) + "\n";
+    }
+  }
   if (!c.checks.empty()) {
     out += "  " + t.Get("plan.log.checks") + "\n";
     for (const auto& check : c.checks) {

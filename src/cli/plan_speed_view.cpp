@@ -109,8 +109,18 @@ std::string RenderSpeed(const PlanReport& r, const report::Texts& t) {
   std::string out;
   const auto& j = r.job;
   const auto& s = r.shape;
-  out += "\n" + Tr(t, "plan.fits_on", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
-                   fmt::arg("usable", core::FormatBytesBinary(r.fits.front().fit.usable_bytes))) + "\n";
+  if (r.engine && !r.fits.empty()) {
+    // With a serving engine its budget is the verdict: the same figures as the fit table and
+    // the engine section above (the memory table's total is the model's own estimate).
+    const model::EngineBudget& b = r.engine->budget;
+    out += "\n" + Tr(t, "plan.fits_on_engine", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("engine", r.fit_engine),
+                     fmt::arg("kv", core::FormatBytesBinary(std::max(0.0, b.kv_cache_bytes))),
+                     fmt::arg("need", core::FormatBytesBinary(static_cast<double>(j.batch) * b.kv_bytes_per_request)),
+                     fmt::arg("free", core::FormatBytesBinary(std::max(0.0, r.fits.front().fit.free_after_bytes)))) + "\n";
+  } else {
+    out += "\n" + Tr(t, "plan.fits_on", fmt::arg("gpu", GpuNameText(r.gpu->name, t)), fmt::arg("total", core::FormatBytesBinary(r.memory.total_bytes)),
+                     fmt::arg("usable", core::FormatBytesBinary(r.fits.front().fit.usable_bytes))) + "\n";
+  }
   if (r.capacity) {
     out += "\n" + Tr(t, "plan.capacity", fmt::arg("gpu", GpuNameText(r.gpu->name, t))) + "\n";
     out += "  " + Tr(t, "plan.capacity.batch", fmt::arg("batch", r.capacity->max_batch_at_seq), fmt::arg("seq", j.seq)) + "\n";

@@ -143,8 +143,11 @@ core::Result<Advice> Advise(const Workload& w, const CpuCapability& cpu, const s
   // 1. Arithmetic intensity.
   {
     Criterion c{"arithmetic_intensity", 0, {}};
-    c.score = intensity >= 10 ? 2 : intensity >= 1 ? 1 : intensity >= 0.25 ? 0 : -1;
+    // Past the GPU's ridge point the work is compute-bound there (the full score); below it, it
+    // is bandwidth-bound however many FLOP per byte it has (a JSON parser at 10 is not a matmul).
+    c.score = intensity >= ridge && ridge > 0 ? 2 : intensity >= 1 ? 1 : intensity >= 0.25 ? 0 : -1;
     c.reason = Say("advise.reason.intensity").Num("intensity", intensity).GpuName("gpu", best.gpu->name).Num("ridge", ridge)
+                   .Text("dtype", RidgePointFlopsPerByte(*best.gpu, w.dtype) ? w.dtype : "fp32")
                    .Key("meaning", intensity >= ridge ? "advise.reason.intensity_compute"
                                    : intensity >= 1   ? "advise.reason.intensity_bandwidth"
                                                       : "advise.reason.intensity_movement");

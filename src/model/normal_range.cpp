@@ -40,6 +40,21 @@ core::Result<std::vector<NormalRange>> ParseNormalRanges(const std::string& json
     if (!(r.low > 0 && r.low < r.high && r.high <= 1.0)) {
       return core::Status::ParseError(where + ": needs 0 < low < high <= 1");
     }
+    if (const auto summary = e.find("summary"); summary != e.end()) {
+      if (!summary->is_object() || !summary->value("en", json()).is_string() || !summary->value("zh", json()).is_string()) {
+        return core::Status::ParseError(where + ": \"summary\" needs an \"en\" and a \"zh\" text");
+      }
+      r.summary_en = (*summary)["en"].get<std::string>();
+      r.summary_zh = (*summary)["zh"].get<std::string>();
+    }
+    for (const json& b : e.value("best_by_gpu", json::array())) {
+      if (!b.is_object() || !b.value("match", json()).is_string() || !b.value("best", json()).is_number()) {
+        return core::Status::ParseError(where + ": a \"best_by_gpu\" row needs \"match\" and \"best\"");
+      }
+      NormalRange::GpuBest best{b["match"].get<std::string>(), b["best"].get<double>()};
+      if (!(best.best > 0 && best.best <= 1.0)) return core::Status::ParseError(where + ": a best run is a share in (0, 1]");
+      r.best_by_gpu.push_back(std::move(best));
+    }
     ranges.push_back(std::move(r));
   }
   return ranges;

@@ -20,6 +20,15 @@ struct NormalRange {
   double low = 0, high = 0;      ///< efficiency (measured / predicted) real systems reach
   std::string source;            ///< where the figures come from
   std::string low_reason;        ///< "memory" or "matmul": texts bench.normal.low_reason.<it>
+  /// What the source shows, in each language (the source itself is quoted as written).
+  std::string summary_en, summary_zh;
+  /// A GPU's own best published run, where the source lists one: the GPU names that contain
+  /// `match` ("H100 SXM") reach at most `best` of the peak (it caps that GPU's high end).
+  struct GpuBest {
+    std::string match;
+    double best = 0;
+  };
+  std::vector<GpuBest> best_by_gpu;
 };
 
 /// Parses the table (the embedded file's text); ParseError naming the entry and field.
