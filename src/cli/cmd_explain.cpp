@@ -69,6 +69,27 @@ core::Result<std::string> PastedText(const ExplainOptions& o, const report::Text
 
 // --term NAME that the glossary does not have: InvalidArgument naming the flag, with the
 // nearest names.
+// A question in words: it starts with a question word or ends with a question mark (en, zh).
+// "why are host to GPU copies slow" is asked about a term, not pasted from a failure.
+bool IsQuestion(std::string_view text) {
+  std::string lower;
+  for (char c : text) lower.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  while (!lower.empty() && (lower.back() == ' ' || lower.back() == '\n' || lower.back() == '\r')) lower.pop_back();
+  size_t start = lower.find_first_not_of(" \t\"'");
+  if (start == std::string::npos) return false;
+  lower.erase(0, start);
+  if (lower.find('\n') != std::string::npos) return false;  // a question is one line
+  if (core::EndsWith(lower, "?") || core::EndsWith(lower, "\xEF\xBC\x9F") || core::EndsWith(lower, "\xE5\x90\x97")) return true;
+  for (const char* word : {"why ", "what ", "how ", "when ", "which ", "is ", "are ", "does ", "do ", "can ", "should "}) {
+    if (lower.rfind(word, 0) == 0) return true;
+  }
+  for (const char* word : {"\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95",
+                           "\xE4\xBB\x80\xE4\xB9\x88"}) {  // 为什么, 怎么, 如何, 什么
+    if (lower.rfind(word, 0) == 0) return true;
+  }
+  return false;
+}
+
 core::Status UnknownTerm(const std::string& name, const model::Glossary& g, const report::Texts& t) {
   std::vector<std::string> near;
   const bool zh = t.language() == report::Language::kZh;
@@ -179,7 +200,13 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
   bool explained = !result.analysis.hits.empty() || !result.analysis.readings.empty();
   // A short phrase that is no error but holds a term's name ("100% GPU util") is that term.
   if (!explained && !result.log && !o.error_only) {
-    if (const model::GlossaryTerm* term = (*glossary)->NamedIn(text)) {
+    const model::GlossaryTerm* term = (*glossary)->NamedIn(text);
+    // A question in words about a term is answered with that term, in every language.
+    if (term == nullptr && IsQuestion(text)) {
+      auto about = (*glossary)->About(text, 1);
+      if (!about.empty()) term = (*glossary)->ById(about.front());
+    }
+    if (term != nullptr) {
       TermAnswer answer{text, term, {}, {}};
       ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
       return core::ExitCode::kOk;

@@ -3,6 +3,7 @@
 // the lines the engine will log; text and JSON. The engine's own command and log lines are
 // printed as they are (quoted), in every language.
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -109,6 +110,27 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
   }
   // The command is the one asked for; when it will not start, the label says so (the fix is above).
   out += "  " + t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails") + ":\n    $ " + p.command_line + "\n";
+  // A context that does not fit: the same command with the length that does (the engine's log's
+  // figure when there is one, else the prediction), ready to paste.
+  if (!b.starts && b.failure == "max_len_exceeds_kv") {
+    std::int64_t len = b.longest_that_fits;
+    bool logged = false;
+    if (r.from_log) {
+      for (const auto& a : r.from_log->advice) {
+        if (a.flag == "--max-model-len" && !a.value.empty() && a.reason == "len") {
+          len = std::atoll(a.value.c_str());
+          logged = true;
+        }
+      }
+    }
+    const std::string flag = "--max-model-len " + std::to_string(b.max_model_len);
+    const size_t at = p.command_line.find(flag);
+    if (len > 0 && at != std::string::npos) {
+      std::string fixed = p.command_line;
+      fixed.replace(at, flag.size(), "--max-model-len " + std::to_string(len));
+      out += "  " + t.Get(logged ? "plan.engine.command_fixed_log" : "plan.engine.command_fixed") + ":\n    $ " + fixed + "\n";
+    }
+  }
   if (!p.log_lines.empty()) {
     out += "  " + t.Get("plan.engine.logs") + "\n";
     for (const auto& line : p.log_lines) out += "    \"" + line + "\"\n";

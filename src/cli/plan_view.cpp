@@ -194,6 +194,9 @@ std::string RenderFits(const PlanReport& r, const report::Texts& t) {
   bool any_estimated = false;
   for (const auto& f : r.fits) any_estimated = any_estimated || f.usable_estimated;
   if (any_estimated) out += "  " + t.Get("plan.fits.footer") + "\n";
+  // With an engine, "free after" is its KV cache left after this job, not usable minus the
+  // component table's total (the engine reserves its own activation and workspace amounts).
+  if (!r.fit_engine.empty()) out += "  " + t.Get("plan.fits.free_engine") + "\n";
   out += "  " + t.Get("plan.fits.split") + "\n";
   return out;
 }

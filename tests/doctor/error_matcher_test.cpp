@@ -130,6 +130,16 @@ TEST(ErrorMatcher, EachKeyOncePerRecordAndRepeatsAreCounted) {
   EXPECT_EQ(a.hits[0].processes, (std::vector<std::string>{"a (pid 1)", "b (pid 2)"}));
 }
 
+// A status message retyped with a slip after "CUDA error:" is the one message within two edits;
+// a different message, or a slip that two messages are equally near, is not guessed.
+TEST(ErrorMatcher, ARetypedStatusMessageIsReadWhenOnlyOneMessageIsThatNear) {
+  EXPECT_EQ(First("RuntimeError: CUDA error: invalid device oridinal"), "invalid_device_ordinal");
+  EXPECT_EQ(First("CUDA error: an ilegal memory access was encountered"), "illegal_memory_access");
+  EXPECT_EQ(First("CUDA error: invalid rgument"), "invalid_value");  // one slip in 15 letters
+  EXPECT_EQ(First("CUDA error: the weather is lovely today"), "(nothing)");
+  EXPECT_EQ(First("CUDA error: invalid device handled"), "(nothing)") << "no runtime message is within two edits of it";
+}
+
 TEST(ErrorMatcher, NothingKnownIsNothing) {
   Analysis a = Analyze(M(), "everything is fine\nreally\n", AnalysisMode::kPaste);
   EXPECT_TRUE(a.hits.empty());
