@@ -515,8 +515,11 @@ core::Result<PlanReport> BuildPlanReport(const PlanOptions& given) {
   // capacity and the serving sections then plan that length, as --max-model-len N would (one
   // length on the screen, not the chosen one above and --seq's default below).
   const std::int64_t chosen = report.engine ? report.engine->budget.max_model_len : 0;
-  if (given.engine.max_model_len && *given.engine.max_model_len == -1 && !given.seq_given && chosen > 0 &&
-      chosen != report.job.seq) {
+  if (given.engine.max_model_len && *given.engine.max_model_len == -1 && !given.seq_given && chosen > 0) {
+    if (chosen == report.job.seq) {
+      report.max_len_chosen = chosen;
+      return report;
+    }
     PlanOptions again = given;
     again.engine.max_model_len = chosen;
     auto second = BuildPlanReport(again);

@@ -62,7 +62,13 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("used", core::FormatBytesBinary(g.other_processes_bytes)), fmt::arg("processes", g.processes)) + "\n";
   }
   if (g.ecc_enabled) out += "  " + t.Get(*g.ecc_enabled ? "plan.engine.ecc_on" : "plan.engine.ecc_off") + "\n";
-  if (r.max_len_chosen > 0) out += "  " + Tr(t, "plan.engine.len_chosen", fmt::arg("len", Int(r.max_len_chosen))) + "\n";
+  if (r.max_len_chosen > 0) {
+    // Which bound chose it: the model's own limit (memory would hold more) or the KV cache.
+    const bool by_config = b.longest_that_fits > r.max_len_chosen;
+    std::string bound = by_config ? Tr(t, "plan.engine.len_bound.config", fmt::arg("longest", Int(b.longest_that_fits)))
+                                  : t.Get("plan.engine.len_bound.memory");
+    out += "  " + Tr(t, "plan.engine.len_chosen", fmt::arg("len", Int(r.max_len_chosen)), fmt::arg("bound", bound)) + "\n";
+  }
   if (g.mig_slices > 0) {
     out += "  " + Tr(t, "plan.engine.mig", fmt::arg("slices", g.mig_slices), fmt::arg("bytes", core::FormatBytesBinary(g.mig_slice_bytes))) + "\n";
   }
