@@ -112,6 +112,12 @@ struct LogComparison {
   std::vector<LogAdvice> advice;
 };
 
+/// How much less KV cache per GPU the log shows than `predicted` leaves (negative: more), when
+/// the two differ by more than 10% (the gap the plan says): the part of the deployment the
+/// rules do not see (another process, the version, its settings). nullopt when the log gives
+/// no KV figure or agrees.
+std::optional<double> LogKvCorrection(const telemetry::EngineLogFacts& facts, const PlanEngine& predicted);
+
 /// Reads the log at `path`: InvalidArgument naming --from-log when it cannot be read or holds
 /// no start-up line of a known engine.
 core::Result<LogComparison> ReadLogComparison(const std::string& path);

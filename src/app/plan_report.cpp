@@ -216,6 +216,12 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
       // The engine's verdict decides each option both ways: the memory model charges a whole
       // prefill's activations that the engine does not (it profiles max_num_batched_tokens),
       // so an option the model refuses can start (fp8 KV), and one it accepts can fail.
+      // The engine's own log of this GPU corrects each option planned on the same kind of GPU
+      // by what the rules missed (per GPU), so the options agree with the log's figures.
+      std::optional<double> correction;
+      if (report->from_log && report->engine->options.engine != model::Engine::kLlamaCpp) {
+        correction = LogKvCorrection(report->from_log->facts, *report->engine);
+      }
       for (model::FitOption& option : report->options) {
         EngineFlags flags = o.engine;
         if (option.id == "shorter_context") {
@@ -249,6 +255,14 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
         option.fit.fits = p->fits;
         option.engine_kv_left_bytes = p->budget.kv_cache_bytes;
         option.engine_kv_request_bytes = p->budget.kv_bytes_per_request;
+        if (correction && option.gpu == report->gpu) {
+          option.engine_kv_log_correction_bytes = *correction;
+          option.engine_kv_left_bytes = std::max(0.0, p->budget.kv_cache_bytes - *correction);
+          const double requests = static_cast<double>(std::max<std::int64_t>(1, option.job.batch));
+          // The engine starts when one request of max_model_len fits its KV cache, and serves
+          // the batch when all fit at once.
+          option.fit.fits = option.engine_kv_left_bytes > 0 && option.engine_kv_left_bytes + 1.0 >= p->budget.kv_bytes_per_request * requests;
+        }
         if (!p->fits) {
           option.throughput.reset();
         } else if (!option.throughput) {

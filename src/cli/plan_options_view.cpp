@@ -54,6 +54,12 @@ std::string RenderOptions(const PlanReport& r, const report::Texts& t) {
                                   fmt::arg("seq", core::FormatInteger(static_cast<std::uint64_t>(o.job.seq))), fmt::arg("gpu", GpuNameText(o.gpu->name, t)))
                              : Tr(t, "plan.options.memory", fmt::arg("total", core::FormatBytesBinary(o.plan.total_bytes)),
                                   fmt::arg("usable", core::FormatBytesBinary(o.fit.usable_bytes)), fmt::arg("gpu", GpuNameText(o.gpu->name, t)));
+    if (o.engine_kv_log_correction_bytes != 0 && o.engine_kv_request_bytes > 0) {
+      // Corrected by the engine's own log (--from-log): say by how much, so the figure can be
+      // traced to the log's table above.
+      memory = Tr(t, o.engine_kv_log_correction_bytes > 0 ? "plan.options.log_corrected_less" : "plan.options.log_corrected_more",
+                  fmt::arg("memory", memory), fmt::arg("bytes", core::FormatBytesBinary(std::fabs(o.engine_kv_log_correction_bytes))));
+    }
     std::string verdict = o.fit.fits ? Tr(t, "plan.options.fits", fmt::arg("gpus", o.gpus)) : t.Get("plan.options.no");
     out += fmt::format("  {}. {}\n", n++, Say(t, o.change));
     out += "       " + Tr(t, "plan.options.memory_line", fmt::arg("memory", memory), fmt::arg("verdict", verdict)) + "\n";

@@ -47,6 +47,10 @@ struct FitOption {
   /// both 0 without an engine figure.
   double engine_kv_left_bytes = 0;
   double engine_kv_request_bytes = 0;
+  /// With the engine's own log of this GPU (plan --from-log): how much less KV cache per GPU
+  /// the log showed than the rules predict (negative: more); already taken off
+  /// engine_kv_left_bytes. 0 when no log corrects the option.
+  double engine_kv_log_correction_bytes = 0;
 };
 
 /// Every way found to make `job` fit on `gpu`, re-planned: first those that fit, cheapest

@@ -158,6 +158,9 @@ struct Reader {
       f.max_model_len = Int(a);
       f.kv_tokens = Int(b);
       f.failure = "max_len_exceeds_kv";
+      // V0's wording (vllm/worker/worker.py, raise_if_cache_size_invalid); V1 says "... KV cache
+      // is needed, which is larger than the available KV cache memory" instead.
+      if (f.generation.empty()) f.generation = "v0";
     }
     if (RE2::PartialMatch(line, kNoBlocks)) {
       Saw("vllm");

@@ -3,6 +3,7 @@
 // and plan's fit verdict for inference agreeing with the engine's.
 #include "app/plan_engine.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -265,6 +266,56 @@ TEST(PlanEngine, FromLogSaysWhichFlagToChangeAndByHowMuch) {
   auto r = BuildPlanReport(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("--from-log"), std::string::npos);
+}
+
+// The engine's log corrects each way to make it fit on the same GPU by what the rules missed,
+// so the options agree with the log (the log here is synthetic: vLLM V0's refusal wording, a
+// KV figure chosen below the prediction).
+TEST(PlanEngine, FromLogCorrectsTheWaysToMakeItFitByTheLoggedKvCache) {
+  const std::string log = ::testing::TempDir() + "/v0_refusal.log";
+  {
+    std::FILE* f = std::fopen(log.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+               "in KV cache (3000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+               "the engine.\n",
+               f);
+    std::fclose(f);
+  }
+  PlanOptions o = Llama(32768, 1);
+  o.gpu = "A10";
+  o.engine.max_model_len = 32768;
+  o.from_log = log;
+  auto r = BuildPlanReport(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // That wording is V0's (V1 words it "... KV cache is needed, which is larger than ..."), so the
+  // plan budgets as V0 does.
+  EXPECT_EQ(r->from_log->facts.generation, "v0");
+  ASSERT_TRUE(r->engine.has_value());
+  EXPECT_TRUE(r->engine->options.vllm_v0);
+  auto correction = LogKvCorrection(r->from_log->facts, *r->engine);
+  ASSERT_TRUE(correction.has_value());
+  const double logged = 3000.0 * r->engine->kv_bytes_per_token;
+  EXPECT_NEAR(*correction, r->engine->budget.kv_cache_bytes - logged, 1.0);
+  ASSERT_FALSE(r->options.empty());
+  bool saw_shorter = false;
+  for (const auto& option : r->options) {
+    if (option.gpu != r->gpu || option.engine_kv_request_bytes <= 0) continue;
+    EXPECT_NEAR(option.engine_kv_log_correction_bytes, *correction, 1.0) << option.id;
+    // The verdict is the corrected budget's.
+    EXPECT_EQ(option.fit.fits, option.engine_kv_left_bytes + 1.0 >= option.engine_kv_request_bytes) << option.id;
+    if (option.id == "shorter_context") {
+      saw_shorter = true;
+      EXPECT_EQ(option.job.seq, 2992);  // the logged 3000 tokens in whole blocks of 16
+      EXPECT_TRUE(option.fit.fits);
+    }
+  }
+  EXPECT_TRUE(saw_shorter);
+  // A log that agrees with the prediction within 10% corrects nothing.
+  telemetry::EngineLogFacts agree;
+  agree.kv_cache_bytes = r->engine->budget.kv_cache_bytes * 1.05;
+  EXPECT_FALSE(LogKvCorrection(agree, *r->engine).has_value());
+  std::remove(log.c_str());
 }
 
 TEST(PlanEngine, LiveWithoutADriverIsUnavailable) {
