@@ -65,7 +65,11 @@ nlohmann::json FindingsJson(const std::vector<Finding>& findings, const Texts& t
 
 nlohmann::json NotJudgedJson(const std::vector<telemetry::NotJudged>& not_judged) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& n : not_judged) out.push_back({{"id", n.id}, {"gpu", n.gpu}, {"missing", n.missing}});
+  for (const auto& n : not_judged) {
+    nlohmann::json j = {{"id", n.id}, {"gpu", n.gpu}, {"missing", n.missing}};
+    if (!n.reason.empty()) j["reason"] = n.reason;
+    out.push_back(std::move(j));
+  }
   return out;
 }
 
@@ -92,20 +96,23 @@ std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
   }
   // What could not be judged: the rule ids and the fields they lacked, GPUs with the same
   // gaps on one line (an 8-GPU table lacks the same fields eight times).
-  std::map<int, std::pair<std::vector<std::string>, std::vector<std::string>>> by_gpu;
+  // Rules with a known reason (ECC off) get their own line: nothing is missing there.
+  std::map<std::pair<std::string, int>, std::pair<std::vector<std::string>, std::vector<std::string>>> by_gpu;
   for (const auto& n : a.not_judged) {
-    auto& [ids, fields] = by_gpu[n.gpu];
+    auto& [ids, fields] = by_gpu[{n.reason, n.gpu}];
     ids.push_back(n.id);
     for (const auto& m : n.missing) {
       if (std::find(fields.begin(), fields.end(), m) == fields.end()) fields.push_back(m);
     }
   }
   std::vector<std::pair<std::string, std::string>> lines;  // (gpus, rest)
-  for (const auto& [gpu, entry] : by_gpu) {
+  for (const auto& [key, entry] : by_gpu) {
+    const auto& [reason, gpu] = key;
     std::string ids, fields;
     for (const auto& id : entry.first) ids += (ids.empty() ? "" : t.Get("inspect.list_separator")) + FindingTitle(id, t);
     for (const auto& m : entry.second) fields += (fields.empty() ? "" : ", ") + FieldText(m, t);
-    std::string rest = Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields));
+    std::string rest = reason.empty() ? Tr(t, "inspect.not_judged", fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids), fmt::arg("fields", fields))
+                                      : Tr(t, "inspect.not_judged." + reason, fmt::arg("gpu", "{gpu}"), fmt::arg("ids", ids));
     auto same = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second == rest; });
     if (same == lines.end()) {
       lines.emplace_back(std::to_string(gpu), rest);

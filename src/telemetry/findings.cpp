@@ -35,10 +35,10 @@ void Judge::Show(Finding* finding, const char* field) const {
   if (Has(field)) Use(finding, field);
 }
 
-void Judge::NotJudged(const char* id, std::vector<std::string> missing) {
+void Judge::NotJudged(const char* id, std::vector<std::string> missing, std::string reason) {
   // Only the fields that are really absent: a rule names every field it could have used.
   missing.erase(std::remove_if(missing.begin(), missing.end(), [&](const std::string& f) { return Has(f.c_str()); }), missing.end());
-  out_->not_judged.push_back({id, gpu_, std::move(missing)});
+  out_->not_judged.push_back({id, gpu_, std::move(missing), std::move(reason)});
 }
 
 bool Judge::Has(const char* field) const { return SnapshotFieldText(s, field).has_value(); }

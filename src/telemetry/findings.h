@@ -57,6 +57,9 @@ struct NotJudged {
   std::string id;
   int gpu = 0;
   std::vector<std::string> missing;
+  /// Why the fields are absent, when the snapshot says: "ecc_off" (ECC disabled or absent on
+  /// the card, so it counts no memory errors); empty when not known.
+  std::string reason;
 };
 
 struct Assessment {

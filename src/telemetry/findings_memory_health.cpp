@@ -14,8 +14,11 @@ bool Yes(const std::optional<bool>& v) { return v && *v; }
 
 void CheckEcc(Judge& j) {
   const Snapshot& s = j.s;
+  // With ECC off (GeForce cards have none; a datacenter card can have it disabled) the driver
+  // counts no memory errors: the rules have nothing to judge, and that is not a gap in the data.
+  const std::string why = s.ecc_enabled && !*s.ecc_enabled ? "ecc_off" : "";
   if (!s.ecc_uncorrected_volatile) {
-    j.NotJudged("ecc_uncorrectable", {"ecc.errors.uncorrected.volatile.total"});
+    j.NotJudged("ecc_uncorrectable", {"ecc.errors.uncorrected.volatile.total"}, why);
   } else if (*s.ecc_uncorrected_volatile > 0) {
     Finding& f = j.Raise("ecc_uncorrectable", Severity::kFail);
     Arg(&f, "count", Whole(*s.ecc_uncorrected_volatile));
@@ -25,7 +28,7 @@ void CheckEcc(Judge& j) {
   }
   bool volatile_errors = s.ecc_uncorrected_volatile && *s.ecc_uncorrected_volatile > 0;
   if (!s.ecc_uncorrected_aggregate) {
-    if (!volatile_errors) j.NotJudged("ecc_uncorrectable_history", {"ecc.errors.uncorrected.aggregate.total"});
+    if (!volatile_errors) j.NotJudged("ecc_uncorrectable_history", {"ecc.errors.uncorrected.aggregate.total"}, why);
   } else if (*s.ecc_uncorrected_aggregate > 0 && !volatile_errors) {
     Finding& f = j.Raise("ecc_uncorrectable_history", Severity::kWarn);
     Arg(&f, "count", Whole(*s.ecc_uncorrected_aggregate));
@@ -37,7 +40,7 @@ void CheckEcc(Judge& j) {
   std::optional<double> corrected = s.ecc_corrected_aggregate;
   if (s.ecc_corrected_volatile && (!corrected || *s.ecc_corrected_volatile > *corrected)) corrected = s.ecc_corrected_volatile;
   if (!corrected) {
-    j.NotJudged("ecc_corrected", {"ecc.errors.corrected.aggregate.total", "ecc.errors.corrected.volatile.total"});
+    j.NotJudged("ecc_corrected", {"ecc.errors.corrected.aggregate.total", "ecc.errors.corrected.volatile.total"}, why);
   } else if (*corrected > 0) {
     Finding& f = j.Raise("ecc_corrected", Severity::kInfo);
     Arg(&f, "count", Whole(*corrected));

@@ -34,7 +34,7 @@ class Judge {
   /// Records `field` as evidence when present; nothing when absent (context, not an input).
   void Show(Finding* finding, const char* field) const;
   /// The rule `id` could not decide: `missing` are the fields it lacked.
-  void NotJudged(const char* id, std::vector<std::string> missing);
+  void NotJudged(const char* id, std::vector<std::string> missing, std::string reason = {});
   /// Whether the snapshot has a value for `field`.
   bool Has(const char* field) const;
 

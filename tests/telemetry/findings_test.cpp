@@ -88,6 +88,29 @@ TEST(Findings, AHealthyBusyGpuHasNoneAndJudgesEverything) {
   for (const auto& n : a.not_judged) ADD_FAILURE() << "not judged: " << n.id;
 }
 
+// A GeForce card (no ECC) or a datacenter card with ECC disabled counts no memory errors: the
+// ECC rules are not judged, with the reason, and nothing else is said to be missing.
+TEST(Findings, EccOffSaysWhyTheMemoryErrorRulesAreNotJudged) {
+  Snapshot s = Healthy();
+  s.ecc_enabled = false;
+  s.ecc_corrected_volatile.reset();
+  s.ecc_uncorrected_volatile.reset();
+  s.ecc_corrected_aggregate.reset();
+  s.ecc_uncorrected_aggregate.reset();
+  auto off = Assess({s});
+  for (const char* id : {"ecc_uncorrectable", "ecc_uncorrectable_history", "ecc_corrected"}) {
+    const NotJudged* n = Unjudged(off, id);
+    ASSERT_NE(n, nullptr) << id;
+    EXPECT_EQ(n->reason, "ecc_off") << id;
+  }
+  // ECC state not reported: the counts are simply missing, no reason is claimed.
+  s.ecc_enabled.reset();
+  auto unknown = Assess({s});
+  const NotJudged* n = Unjudged(unknown, "ecc_uncorrectable");
+  ASSERT_NE(n, nullptr);
+  EXPECT_TRUE(n->reason.empty());
+}
+
 TEST(Findings, EveryFindingNamesItsEvidenceFields) {
   Snapshot s = Healthy();
   s.ecc_uncorrected_volatile = 2;
