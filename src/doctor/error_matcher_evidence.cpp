@@ -96,7 +96,10 @@ void ErrorMatcher::FindMessages(std::string_view text, const std::vector<size_t>
     for (const StatusCode* s : it->second) {
       if (chosen == nullptr && agrees(s)) chosen = s;
     }
-    if (chosen == nullptr && !marked) {
+    // After "CUDA error:" a message the runtime never prints is a library's: PyTorch's cuBLAS and
+    // cuSPARSE checks print "CUDA error: <the library's status string> when calling `cusparse...`".
+    const bool runtime_owns = std::any_of(it->second.begin(), it->second.end(), [](const StatusCode* s) { return s->api == kApiCudaRuntime; });
+    if (chosen == nullptr && (!marked || !runtime_owns)) {
       for (const StatusCode* s : it->second) {
         if (s->api != kApiCudaRuntime && HasContext(text, s->api)) chosen = s;
       }
@@ -110,8 +113,11 @@ void ErrorMatcher::FindMessages(std::string_view text, const std::vector<size_t>
         other_library = other_library || HasContext(text, api);
       }
       bool short_message = WordCount(key) < kSelfEvidentWords;
+      // Two runtime statuses can print the same words ("device kernel image is invalid" is 200
+      // and 300): the lower number is read, the one a loader (cuModuleLoad, Triton, PyTorch)
+      // reports; the entry that answers for both says so.
       for (const StatusCode* s : it->second) {
-        if (s->api != kApiCudaRuntime) continue;
+        if (chosen != nullptr || s->api != kApiCudaRuntime) continue;
         if (!marked && short_message && other_library) continue;
         if (marked || !short_message || HasContext(text, kApiCudaRuntime)) chosen = s;
       }

@@ -156,8 +156,8 @@ TEST(ErrorCorpus2024, TheHeldOutSplitIsRecognisedAsAWhole) {
   EXPECT_GE(rate, 90.0);
 }
 
-// The 2026 rounds (tests/fixtures/error_corpus_2026 and error_corpus_2026b): each collected
-// after the rules above, scored once as held-out before anything was read (42/50 and 33/40,
+// The 2026 rounds (tests/fixtures/error_corpus_2026, 2026b and 2026c): each collected
+// after the rules above, scored once as held-out before anything was read (42/50, 33/40, 30/41,
 // no non-GPU text claimed; their READMEs), then read: their misses taught the rules listed
 // there. From then on they guard those rules like a train split: every text on its label.
 void ExpectEveryTextOnItsLabel(const std::string& corpus, int at_least) {
@@ -181,6 +181,8 @@ void ExpectEveryTextOnItsLabel(const std::string& corpus, int at_least) {
 TEST(ErrorCorpus2026, EveryTextLandsOnItsLabel) { ExpectEveryTextOnItsLabel("error_corpus_2026", 50); }
 
 TEST(ErrorCorpus2026b, EveryTextLandsOnItsLabel) { ExpectEveryTextOnItsLabel("error_corpus_2026b", 40); }
+
+TEST(ErrorCorpus2026c, EveryTextLandsOnItsLabel) { ExpectEveryTextOnItsLabel("error_corpus_2026c", 41); }
 
 }  // namespace
 }  // namespace gpuprobe::doctor

@@ -140,6 +140,23 @@ TEST(ErrorMatcher, ARetypedStatusMessageIsReadWhenOnlyOneMessageIsThatNear) {
   EXPECT_EQ(First("CUDA error: invalid device handled"), "(nothing)") << "no runtime message is within two edits of it";
 }
 
+// After "CUDA error:", a message only a library prints is that library's status (PyTorch's cuSPARSE
+// check); a message two runtime statuses share is read as the lower one, whose entry answers for
+// both; a device file's permission is the GPU's, any other path's is not.
+TEST(ErrorMatcher, MessagesAreReadByWhoCanPrintThem) {
+  Analysis sparse = Analyze(M(), "RuntimeError: CUDA error: insufficient resources when calling `cusparseSpMM(handle)`", AnalysisMode::kPaste);
+  ASSERT_FALSE(sparse.hits.empty());
+  ASSERT_NE(sparse.hits.front().finding.status, nullptr);
+  EXPECT_EQ(sparse.hits.front().finding.status->name, "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES");
+  Analysis image = Analyze(M(), "RuntimeError: CUDA error: device kernel image is invalid", AnalysisMode::kPaste);
+  ASSERT_FALSE(image.hits.empty());
+  ASSERT_NE(image.hits.front().finding.status, nullptr);
+  EXPECT_EQ(image.hits.front().finding.status->name, "cudaErrorInvalidKernelImage");
+  EXPECT_EQ(First("RuntimeError: CUDA error: device kernel image is invalid"), "invalid_kernel_image");
+  EXPECT_EQ(First("open /dev/nvidia-uvm: [Errno 13] Permission denied"), "gpu_device_permission_denied");
+  EXPECT_EQ(First("PermissionError: [Errno 13] Permission denied: '/srv/cache/models'"), "file_permission_denied");
+}
+
 TEST(ErrorMatcher, NothingKnownIsNothing) {
   Analysis a = Analyze(M(), "everything is fine\nreally\n", AnalysisMode::kPaste);
   EXPECT_TRUE(a.hits.empty());
