@@ -57,6 +57,14 @@ Result<bool> IsVllmV0(const std::string& version) {
       .WithKeys("error.engine.version", {{"value", version}});
 }
 
+// 0.8.x: V1's first releases as the default engine, with their own profiling defaults.
+bool IsVllm08(const std::string& version) {
+  std::string v = version;
+  if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.erase(0, 1);
+  int major = 0, minor = 0;
+  return std::sscanf(v.c_str(), "%d.%d", &major, &minor) == 2 && major == 0 && minor == 8;
+}
+
 std::string Grouped(std::int64_t n) { return core::FormatInteger(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0))); }
 
 }  // namespace
@@ -80,6 +88,7 @@ Result<model::EngineOptions> EngineOptionsFrom(const EngineFlags& f, const model
   if (f.engine == "vllm-v0") o.vllm_v0 = true;
   if (!f.engine_version.empty()) {
     GPUPROBE_ASSIGN_OR_RETURN(o.vllm_v0, IsVllmV0(f.engine_version));
+    o.vllm_v1_early = IsVllm08(f.engine_version);
   }
   if (f.vllm_v0) o.vllm_v0 = true;
   // One validator per quantity (model/quantity.h): fractions of memory, token counts, sequences.
@@ -311,7 +320,7 @@ Result<PlanEngine> PlanWithEngine(const model::ModelShape& shape, const model::J
   p.tensor_parallel = std::max(1, job.tensor_parallel);
   p.pipeline_parallel = std::max(1, job.pipeline_parallel);
   p.batch = job.batch;
-  model::GpuMemory memory_seen{gpu.total_bytes, gpu.free_bytes, gpu.from_driver};
+  model::GpuMemory memory_seen{gpu.total_bytes, gpu.free_bytes, gpu.from_driver, gpu.name};
   // llama.cpp splits by layers, not heads: its weights are the whole model's, offloaded by -ngl.
   double weights = options.engine == Engine::kLlamaCpp ? memory.weight_bytes_per_gpu * p.tensor_parallel * p.pipeline_parallel
                                                        : memory.weight_bytes_per_gpu;

@@ -1,6 +1,7 @@
 #include "model/serving_engine.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -26,6 +27,11 @@ constexpr double kCudaContext = 0.5 * kGiB;
 // and sorting copies (4 such buffers reproduce the activation peaks of the two vLLM logs with
 // full figures: docs/plan.md, 'vLLM's activation peak').
 constexpr double kSamplerCopies = 4;
+// vLLM 0.8's V1 profiling run (vllm/v1/worker/gpu_model_runner.py, profile_run, from PR #13594)
+// samples with top-k and top-p and passes the prompt token ids as a tensor shaped like the
+// logits: per vocabulary entry and sequence, fp32 logits (4 bytes), int64 prompt ids (8), the
+// sort's values and int64 indices (4 + 8), softmax and cumulative sum (4 + 4).
+constexpr double kSamplerBytesV1Early = 32;
 
 double RoundUp(double tokens, std::int64_t block) {
   double b = static_cast<double>(std::max<std::int64_t>(block, 1));
@@ -43,8 +49,8 @@ double ForwardPeakBytes(const ModelShape& s, double tokens, int tp) {
   return tokens * per_token;
 }
 
-double SamplerPeakBytes(const ModelShape& s, double sequences) {
-  return sequences * static_cast<double>(s.vocab_size) * 4.0 * kSamplerCopies;
+double SamplerPeakBytes(const ModelShape& s, double sequences, bool v1_early) {
+  return sequences * static_cast<double>(s.vocab_size) * (v1_early ? kSamplerBytesV1Early : 4.0 * kSamplerCopies);
 }
 
 // The longest request the KV budget holds (binary search over the per-request bytes).
@@ -91,10 +97,15 @@ std::int64_t ServedLength(const ModelShape& s, const EngineOptions& o, EngineBud
   return 4096;
 }
 
-void VllmDefaults(const EngineOptions& o, double total, std::int64_t max_len, EngineBudget& b) {
+void VllmDefaults(const EngineOptions& o, const GpuMemory& gpu, std::int64_t max_len, EngineBudget& b) {
   // vllm/engine/arg_utils.py: V1 picks the profiling batch by GPU size and entry point; V0
   // profiles a whole max_model_len prompt unless chunked prefill is on (by default above 32k).
-  const bool big = total >= 70.0 * kGiB;
+  // Since PR #17885 (vLLM 0.9) an A100 keeps the small defaults even with 80 GB ("setting large
+  // max_num_batched_tokens for A100 reduces throughput"); 0.8's V1 ran 1024 sequences on every
+  // GPU (raised from V0's 256: vLLM PR #15357's discussion).
+  std::string name;
+  for (char c : gpu.name) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool big = gpu.total_bytes >= 70.0 * kGiB && (o.vllm_v1_early || name.find("a100") == std::string::npos);
   if (o.max_num_batched_tokens) {
     b.max_num_batched_tokens = *o.max_num_batched_tokens;
   } else if (o.vllm_v0) {
@@ -105,7 +116,7 @@ void VllmDefaults(const EngineOptions& o, double total, std::int64_t max_len, En
   if (o.max_num_seqs) {
     b.max_num_seqs = *o.max_num_seqs;
   } else {
-    b.max_num_seqs = !o.vllm_v0 && big ? 1024 : 256;
+    b.max_num_seqs = !o.vllm_v0 && (big || o.vllm_v1_early) ? 1024 : 256;
   }
   if (!o.max_num_batched_tokens || !o.max_num_seqs) {
     b.assumptions.push_back(Say(o.vllm_v0 ? "plan.engine.assume.vllm_v0_batch" : "plan.engine.assume.vllm_batch")
@@ -129,10 +140,16 @@ Result<EngineBudget> Vllm(const ModelShape& s, double weights, int tp, int pp, c
   // -1: the longest that fits, up to the config's own limit (none known: up to 2^24 tokens).
   const std::int64_t limit = s.max_position_embeddings > 0 ? s.max_position_embeddings : (std::int64_t{1} << 24);
   std::int64_t max_len = auto_len ? limit : ServedLength(s, o, b);
-  VllmDefaults(o, gpu.total_bytes, max_len, b);
+  VllmDefaults(o, gpu, max_len, b);
   const double tokens = static_cast<double>(b.max_num_batched_tokens);
-  b.activation_peak_bytes = ForwardPeakBytes(s, tokens, tp) +
-                            SamplerPeakBytes(s, static_cast<double>(std::min<std::int64_t>(b.max_num_seqs, b.max_num_batched_tokens)));
+  const bool v1_early = o.vllm_v1_early && !o.vllm_v0;
+  const double sampled = static_cast<double>(std::min<std::int64_t>(b.max_num_seqs, b.max_num_batched_tokens));
+  b.activation_peak_bytes = ForwardPeakBytes(s, tokens, tp) + SamplerPeakBytes(s, sampled, v1_early);
+  if (v1_early) {
+    b.assumptions.push_back(Say("plan.engine.assume.vllm_08_sampler")
+                                .Int("seqs", sampled)
+                                .Bytes("bytes", SamplerPeakBytes(s, sampled, true)));
+  }
   if (!o.enforce_eager) b.assumptions.push_back(Say("plan.engine.assume.cuda_graphs"));
   b.kv_cache_bytes = b.requested_bytes - b.weights_bytes - b.non_torch_bytes - b.activation_peak_bytes - b.cuda_graph_bytes;
   if (gpu.free_bytes && *gpu.free_bytes < b.requested_bytes && !o.vllm_v0) {
@@ -271,7 +288,7 @@ Result<EngineBudget> Transformers(const ModelShape& s, double weights, int tp, c
   b.weights_bytes = weights;
   b.non_torch_bytes = kCudaContext;
   b.max_model_len = ServedLength(s, o, b);
-  b.activation_peak_bytes = ForwardPeakBytes(s, static_cast<double>(b.max_model_len), tp) + SamplerPeakBytes(s, 1) / kSamplerCopies;
+  b.activation_peak_bytes = ForwardPeakBytes(s, static_cast<double>(b.max_model_len), tp) + SamplerPeakBytes(s, 1, false) / kSamplerCopies;
   b.kv_cache_bytes = b.requested_bytes - weights - b.non_torch_bytes - b.activation_peak_bytes;
   double cell = kv.full_bytes_per_token + kv.sliding_bytes_per_token;
   if (b.kv_cache_bytes > 0 && cell > 0) b.kv_tokens = static_cast<std::int64_t>(std::floor(b.kv_cache_bytes / cell));

@@ -32,6 +32,9 @@ core::Result<Engine> ParseEngine(const std::string& name);
 struct EngineOptions {
   Engine engine = Engine::kVllm;
   bool vllm_v0 = false;                        ///< the V0 engine (before 0.8, or VLLM_USE_V1=0)
+  /// V1 as released in 0.8.x: 1024 sequences by default on every GPU, and a profiling run
+  /// whose sampler also holds the prompt token ids (see serving_engine.cpp).
+  bool vllm_v1_early = false;
   /// The engine's defaults depend on how it is started: `vllm serve` (true) or the Python
   /// LLM class (false: larger profiling batches).
   bool api_server = true;
@@ -56,6 +59,7 @@ struct GpuMemory {
   double total_bytes = 0;            ///< per GPU
   std::optional<double> free_bytes;  ///< per GPU at start, when known (other processes' use)
   bool from_driver = false;          ///< false: the spec sheet's estimate
+  std::string name;                  ///< the GPU's name where known (vLLM's defaults test it)
 };
 
 /// The engine's own budget, one figure per line it logs. Bytes are per GPU (the busiest rank).

@@ -117,6 +117,8 @@ bool PredictLog(const json& e, const std::vector<model::CatalogEntry>& configs, 
   f.engine = e["engine"];
   if (f.engine == "llama.cpp") return Skip(e, "llama.cpp (no config-backed model)", table);  // the corpus's llama.cpp logs name no model with a config
   if (Str(e, "vllm_generation") == "v0") f.vllm_v0 = true;
+  // The release whose rules apply (index.json's rules_version), where the log's build is known.
+  if (!Str(e, "rules_version").empty() && Str(e, "vllm_generation") != "v0") f.engine_version = Str(e, "rules_version");
   auto i64 = [&](const char* key) -> std::optional<std::int64_t> {
     auto v = Num(flags, key);
     return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;

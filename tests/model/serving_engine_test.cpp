@@ -34,7 +34,7 @@ TEST(ServingEngine, VllmReproducesALoggedStartUp) {
   EngineOptions o;
   o.max_model_len = 20000;
   o.max_num_batched_tokens = 16384;
-  GpuMemory gpu{23.58 * kGiB, std::nullopt, true};
+  GpuMemory gpu{23.58 * kGiB, std::nullopt, true, ""};
   auto b = PlanEngineBudget(s, Weights(s), 1, 1, gpu, o);
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_NEAR(b->weights_bytes / kGiB, 14.99, 0.05);
@@ -50,7 +50,7 @@ TEST(ServingEngine, VllmReproducesALoggedStartUp) {
 
 TEST(ServingEngine, VllmSaysWhyItWouldNotStartAndWhatFits) {
   ModelShape s = Llama31_8B();
-  GpuMemory gpu{23.58 * kGiB, std::nullopt, true};
+  GpuMemory gpu{23.58 * kGiB, std::nullopt, true, ""};
   EngineOptions too_long;
   too_long.max_model_len = 131072;
   auto b = PlanEngineBudget(s, Weights(s), 1, 1, gpu, too_long);
@@ -73,7 +73,7 @@ TEST(ServingEngine, VllmSaysWhyItWouldNotStartAndWhatFits) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->failure, "no_kv_memory");
   // GPU memory another process holds: V1 refuses to start below the requested share.
-  GpuMemory busy{23.58 * kGiB, 12.0 * kGiB, true};
+  GpuMemory busy{23.58 * kGiB, 12.0 * kGiB, true, ""};
   auto d = PlanEngineBudget(s, Weights(s), 1, 1, busy, EngineOptions{});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->failure, "free_below_requested");
@@ -91,7 +91,7 @@ TEST(ServingEngine, TensorParallelSplitsHeadsAndReplicatesBelowOnePerRank) {
 
 TEST(ServingEngine, SglangAndLlamaCppBudgets) {
   ModelShape s = Llama31_8B();
-  GpuMemory gpu{79.2 * kGiB, std::nullopt, true};
+  GpuMemory gpu{79.2 * kGiB, std::nullopt, true, ""};
   EngineOptions sg;
   sg.engine = Engine::kSglang;
   sg.mem_fraction_static = 0.88;
@@ -111,9 +111,39 @@ TEST(ServingEngine, SglangAndLlamaCppBudgets) {
   EXPECT_NEAR(l->host_bytes, Weights(s) / 2 + 8192.0 * 131072 / 2, 1);
 }
 
+// vLLM's defaults by GPU and release (vllm/engine/arg_utils.py): an 80 GB A100 keeps the small
+// profiling batch since 0.9 (PR #17885), an H100 gets the large one; 0.8's V1 ran 1024
+// sequences on every GPU and its sampler held the prompt token ids too (32 bytes per
+// vocabulary entry and sequence instead of 16).
+TEST(ServingEngine, VllmDefaultsFollowTheGpuAndTheRelease) {
+  ModelShape s = Llama31_8B();
+  EngineOptions o;
+  o.max_model_len = 8192;
+  auto a100 = PlanEngineBudget(s, Weights(s), 1, 1, GpuMemory{79.2 * kGiB, std::nullopt, true, "NVIDIA A100-SXM4-80GB"}, o);
+  auto h100 = PlanEngineBudget(s, Weights(s), 1, 1, GpuMemory{79.2 * kGiB, std::nullopt, true, "NVIDIA H100 80GB HBM3"}, o);
+  ASSERT_TRUE(a100.ok() && h100.ok());
+  EXPECT_EQ(a100->max_num_batched_tokens, 2048);
+  EXPECT_EQ(a100->max_num_seqs, 256);
+  EXPECT_EQ(h100->max_num_batched_tokens, 8192);
+  EXPECT_EQ(h100->max_num_seqs, 1024);
+  EXPECT_GT(a100->kv_cache_bytes, h100->kv_cache_bytes);
+  GpuMemory l40s{44.4 * kGiB, std::nullopt, true, "NVIDIA L40S"};
+  auto now = PlanEngineBudget(s, Weights(s), 1, 1, l40s, o);
+  EngineOptions early = o;
+  early.vllm_v1_early = true;
+  auto then = PlanEngineBudget(s, Weights(s), 1, 1, l40s, early);
+  ASSERT_TRUE(now.ok() && then.ok());
+  EXPECT_EQ(now->max_num_seqs, 256);
+  EXPECT_EQ(then->max_num_seqs, 1024);
+  // The sampler's share: 1024 sequences x 128,256 vocabulary entries x 32 bytes against
+  // 256 x 128,256 x 16.
+  const double vocab = static_cast<double>(s.vocab_size);
+  EXPECT_NEAR(then->activation_peak_bytes - now->activation_peak_bytes, vocab * (1024.0 * 32 - 256.0 * 16), 1.0);
+}
+
 TEST(ServingEngine, BadOptionsAreRefusedNamingTheFlag) {
   ModelShape s = Llama31_8B();
-  GpuMemory gpu{24 * kGiB, std::nullopt, true};
+  GpuMemory gpu{24 * kGiB, std::nullopt, true, ""};
   EngineOptions o;
   o.gpu_memory_utilization = 1.5;
   auto b = PlanEngineBudget(s, 1, 1, 1, gpu, o);
