@@ -9,6 +9,7 @@
 #include "knowledge/embedded_knowledge.h"
 #include "cli/command.h"
 #include "cli/explain_answer.h"
+#include "cli/explain_name_view.h"
 #include "cli/explain_term_view.h"
 #include "cli/explain_view.h"
 #include "core/file_io.h"
@@ -210,6 +211,28 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
       TermAnswer answer{text, term, {}, {}};
       ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
       return core::ExitCode::kOk;
+    }
+    // A finding's title as inspect prints it ("GPU waiting on the host"), in either language.
+    if (auto finding = FindingTitled(text)) {
+      ctx.out << (json ? report::RenderJson(FindingNameToJson(text, *finding, ctx.texts)) : RenderFindingName(text, *finding, ctx.texts));
+      return core::ExitCode::kOk;
+    }
+    // A GPU's name ("H100", "GH200"): what the spec database says and where the rest is. Only a
+    // short text that is a name, not a sentence that mentions one.
+    if (core::Trim(text).size() <= 40 && !IsQuestion(text)) {
+      GpuNameAnswer gpu{core::Trim(text), {}};
+      auto one = (*specs)->Find(gpu.query);
+      if (one.ok()) {
+        gpu.gpus.push_back(*one);
+        gpu.variants = (*specs)->OtherVariants(gpu.query, **one);
+      } else {
+        gpu.gpus = (*specs)->Candidates(gpu.query);
+        if (gpu.gpus.size() > 8) gpu.gpus.clear();
+      }
+      if (!gpu.gpus.empty()) {
+        ctx.out << (json ? report::RenderJson(GpuNameToJson(gpu, ctx.texts)) : RenderGpuName(gpu, ctx.texts));
+        return core::ExitCode::kOk;
+      }
     }
   }
   if (!explained && !result.log) {
