@@ -2,6 +2,7 @@
 // the KV cache in blocks and tokens, the maximum concurrency, the verdict, the command line and
 // the lines the engine will log; text and JSON. The engine's own command and log lines are
 // printed as they are (quoted), in every language.
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -104,8 +105,18 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
     if (b.longest_that_fits > 0 && b.failure == "max_len_exceeds_kv") {
       // With the engine's own log the fix is the logged figure (its section below); this one
       // is the prediction, said so.
-      out += "  " + Tr(t, r.from_log ? "plan.engine.fix.len_predicted" : "plan.engine.fix.len", fmt::arg("longest", b.longest_that_fits)) +
-             "\n";
+      std::string logged;
+      if (r.from_log) {
+        for (const auto& a : r.from_log->advice) {
+          if (a.flag == "--max-model-len" && logged.empty()) logged = a.value;
+        }
+      }
+      if (!logged.empty()) {
+        out += "  " + Tr(t, "plan.engine.fix.len_logged", fmt::arg("logged", logged), fmt::arg("longest", b.longest_that_fits)) + "\n";
+      } else {
+        out += "  " + Tr(t, r.from_log ? "plan.engine.fix.len_predicted" : "plan.engine.fix.len", fmt::arg("longest", b.longest_that_fits)) +
+               "\n";
+      }
     }
   } else {
     const double at_once = p.options.engine == Engine::kLlamaCpp ? static_cast<double>(p.options.n_parallel) : b.max_concurrency;
@@ -203,8 +214,12 @@ std::string RenderFromLog(const PlanReport& r, const report::Texts& t) {
   const app::LogComparison& c = *r.from_log;
   const telemetry::EngineLogFacts& f = c.facts;
   const model::EngineBudget* b = r.engine ? &r.engine->budget : nullptr;
-  std::string engine = f.engine == "vllm" ? (f.generation.empty() ? "vLLM" : "vLLM " + f.generation) : f.engine;
+  std::string generation = f.generation;
+  for (char& ch : generation) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  std::string engine = f.engine == "vllm" ? (generation.empty() ? "vLLM" : "vLLM " + generation) : f.engine;
   std::string out = "\n" + Tr(t, "plan.log.title", fmt::arg("file", c.file), fmt::arg("engine", engine)) + "\n";
+  // The plan took V0's rules from the log's wording: said, since the user asked for none.
+  if (f.engine == "vllm" && f.generation == "v0" && r.engine && r.engine->options.vllm_v0) out += "  " + t.Get("plan.log.generation_v0") + "\n";
   report::TextTable table({t.Get("plan.log.figure"), t.Get("plan.log.logged"), t.Get("plan.log.predicted")});
   table.SetAlign(1, report::Align::kRight);
   table.SetAlign(2, report::Align::kRight);

@@ -83,7 +83,9 @@ json OptionJson(const model::FitOption& o, const report::Texts& t) {
 json LayerKinds(const model::ModelShape& s) {
   json kinds = {{"full_attention", 0}, {"sliding_attention", 0}, {"mla", 0}, {"ssm", 0}, {"moe", 0}};
   for (const auto& l : s.layers) {
-    kinds[model::MixerKindName(l.mixer)] = kinds[model::MixerKindName(l.mixer)].get<int>() + 1;
+    // Every kind counts, including one not listed above (a layer that keeps no cache).
+    const std::string name = model::MixerKindName(l.mixer);
+    kinds[name] = kinds.value(name, 0) + 1;
     if (l.experts > 0) kinds["moe"] = kinds["moe"].get<int>() + 1;
   }
   return kinds;

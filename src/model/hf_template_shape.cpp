@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/strings.h"
 #include "model/hf_structure.h"
 
 namespace gpuprobe::model {
@@ -40,6 +41,67 @@ std::string LanguagePrefix(const json& tpl, const std::string& stack_path) {
     return dot == std::string::npos ? std::string() : key.substr(0, dot + 1);
   }
   return {};
+}
+
+// The language model's own object in the file: the prefix's path ("text_config."), else the
+// root.
+const json& LanguageNode(const json& root, const std::string& prefix) {
+  const json* node = &root;
+  size_t start = 0;
+  while (start < prefix.size()) {
+    size_t dot = prefix.find('.', start);
+    if (dot == std::string::npos) break;
+    std::string key = prefix.substr(start, dot - start);
+    auto it = node->find(key);
+    if (it == node->end() || !it->is_object()) return root;
+    node = &*it;
+    start = dot + 1;
+  }
+  return *node;
+}
+
+// The layer kinds a config lists (layer_types, as transformers' config classes write them):
+// full and sliding attention keep a growing cache (a window caps the sliding kind); linear
+// attention, SSM and convolution layers keep a fixed state per sequence, not a per-token cache.
+// Applies them to the stack's layers and returns "N kind, ..." for the note; empty when the
+// file has no usable list (then nothing is changed).
+std::string ApplyLayerTypes(const json& node, ModelShape* s) {
+  auto it = node.find("layer_types");
+  if (it == node.end() || !it->is_array() || it->size() != s->layers.size() || s->layers.empty()) return {};
+  std::int64_t window = 0;
+  for (const char* key : {"sliding_window", "attention_chunk_size"}) {
+    auto w = node.find(key);
+    if (window == 0 && w != node.end() && w->is_number_integer() && w->get<std::int64_t>() > 0) window = w->get<std::int64_t>();
+  }
+  std::vector<std::pair<std::string, int>> counts;
+  std::vector<MixerKind> mixers;
+  for (const json& kind : *it) {
+    if (!kind.is_string()) return {};
+    const std::string k = core::Lower(kind.get<std::string>());
+    MixerKind m;
+    if (k == "full_attention" || k == "attention" || k == "global_attention" || k == "full" || k == "global") {
+      m = MixerKind::kFullAttention;
+    } else if (k.find("sliding") != std::string::npos || k.find("local") != std::string::npos || k.find("chunked") != std::string::npos) {
+      m = window > 0 ? MixerKind::kSlidingAttention : MixerKind::kFullAttention;
+    } else if (k.find("linear") != std::string::npos || k.find("mamba") != std::string::npos || k.find("ssm") != std::string::npos ||
+               k.find("conv") != std::string::npos || k.find("recurrent") != std::string::npos || k.find("delta") != std::string::npos) {
+      m = MixerKind::kSsm;  // a fixed state per sequence, its size not known here
+    } else {
+      return {};  // a kind not known here: the full-attention assumption stands, said as such
+    }
+    mixers.push_back(m);
+    auto c = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == k; });
+    if (c == counts.end()) counts.emplace_back(k, 1); else ++c->second;
+  }
+  for (size_t i = 0; i < mixers.size(); ++i) {
+    LayerShape& l = s->layers[i];
+    l.mixer = mixers[i];
+    l.window = mixers[i] == MixerKind::kSlidingAttention ? window : 0;
+    if (mixers[i] == MixerKind::kSsm) l.kv_heads = l.k_head_dim = l.v_head_dim = 0;
+  }
+  std::string out;
+  for (const auto& [kind, n] : counts) out += (out.empty() ? "" : ", ") + fmt::format("{} {}", n, kind);
+  return out;
 }
 
 std::optional<std::int64_t> IntAt(const ConfigValues& v, const std::string& prefix, std::initializer_list<const char*> keys) {
@@ -350,13 +412,17 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
     }
   } else {
     // No cache template: every stack layer is taken as full attention over the config's KV
-    // heads, and said so.
+    // heads, unless the file lists its layers' kinds (layer_types), which it then follows;
+    // said either way.
     for (LayerShape& l : s.layers) {
       l.mixer = MixerKind::kFullAttention;
       l.kv_heads = s.num_kv_heads;
       l.k_head_dim = l.v_head_dim = s.head_dim;
     }
-    if (layout.status().code() == core::StatusCode::kNotFound) {
+    std::string kinds = ApplyLayerTypes(LanguageNode(root, prefix), &s);
+    if (!kinds.empty()) {
+      s.notes.push_back({"kv_from_layer_types", kinds});
+    } else if (layout.status().code() == core::StatusCode::kNotFound) {
       s.notes.push_back({"kv_assumed", fmt::format("{} x {}", s.num_kv_heads, s.head_dim)});
     }
   }

@@ -46,6 +46,33 @@ bool WordsMatch(const std::vector<std::string>& query, const std::vector<std::st
   return true;
 }
 
+// "rtx5090" -> "rtx" "5090": a brand of two letters or more run into its model number.
+std::vector<std::string> SplitBrandNumbers(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    size_t letters = 0;
+    while (letters < w.size() && std::isalpha(static_cast<unsigned char>(w[letters]))) ++letters;
+    bool digits_after = letters < w.size() && std::all_of(w.begin() + static_cast<std::ptrdiff_t>(letters), w.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    if (letters >= 2 && digits_after) {
+      out.push_back(w.substr(0, letters));
+      out.push_back(w.substr(letters));
+    } else {
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+// "24g", "24gb", "80gib": a memory size.
+bool IsMemorySize(const std::string& w) {
+  size_t digits = 0;
+  while (digits < w.size() && std::isdigit(static_cast<unsigned char>(w[digits]))) ++digits;
+  std::string unit = w.substr(digits);
+  return digits > 0 && (unit == "g" || unit == "gb" || unit == "gib");
+}
+
 // Normalises a PCI id query to "0xdddd"; empty when it is not one.
 std::string NormalisePciId(std::string_view raw) {
   std::string text = Lower(raw);
@@ -224,21 +251,8 @@ Result<SpecDatabase> SpecDatabase::Parse(std::string_view gpu_specs_json,
   return db;
 }
 
-std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query) const {
+std::vector<const GpuSpec*> SpecDatabase::MatchWords(const std::vector<std::string>& query_words) const {
   std::vector<const GpuSpec*> out;
-  std::string query = Lower(raw_query);
-  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.back()))) query.pop_back();
-  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.front()))) query.erase(0, 1);
-  if (query.empty()) return out;
-  for (const auto& g : gpus_) {
-    if (Lower(g.name) == query) return {&g};
-  }
-  for (const auto& g : gpus_) {
-    for (const auto& alias : g.aliases) {
-      if (Lower(alias) == query) return {&g};
-    }
-  }
-  std::vector<std::string> query_words = Words(query);
   for (const auto& g : gpus_) {
     std::vector<std::string> words = Words(g.name);
     for (const auto& alias : g.aliases) {
@@ -268,6 +282,35 @@ std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query)
       if (same) exact.push_back(g);
     }
     if (exact.size() == 1) return exact;
+  }
+  return out;
+}
+
+std::vector<const GpuSpec*> SpecDatabase::Candidates(std::string_view raw_query) const {
+  std::vector<const GpuSpec*> out;
+  std::string query = Lower(raw_query);
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.back()))) query.pop_back();
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.front()))) query.erase(0, 1);
+  if (query.empty()) return out;
+  for (const auto& g : gpus_) {
+    if (Lower(g.name) == query) return {&g};
+  }
+  for (const auto& g : gpus_) {
+    for (const auto& alias : g.aliases) {
+      if (Lower(alias) == query) return {&g};
+    }
+  }
+  std::vector<std::string> query_words = Words(query);
+  out = MatchWords(query_words);
+  if (out.empty()) {
+    // As people type them: "rtx5090" is "rtx 5090", and a memory size the name does not carry
+    // ("RTX3090-24G") narrows nothing.
+    std::vector<std::string> split = SplitBrandNumbers(query_words);
+    out = MatchWords(split);
+    if (out.empty()) {
+      split.erase(std::remove_if(split.begin(), split.end(), IsMemorySize), split.end());
+      if (!split.empty()) out = MatchWords(split);
+    }
   }
   if (!out.empty()) return out;
   std::string id = NormalisePciId(query);

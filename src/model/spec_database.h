@@ -49,6 +49,10 @@ class SpecDatabase {
   std::vector<const GpuSpec*> OtherVariants(std::string_view query, const GpuSpec& chosen) const;
 
  private:
+  /// Every GPU whose name or alias words each begin with a query word; the exact one when a
+  /// name's words are exactly the query's.
+  std::vector<const GpuSpec*> MatchWords(const std::vector<std::string>& query_words) const;
+
   std::vector<GpuSpec> gpus_;
   std::vector<HostLink> host_links_;
 };

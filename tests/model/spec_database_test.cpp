@@ -71,7 +71,12 @@ INSTANTIATE_TEST_SUITE_P(Queries, FindsGpu,
                                            Lookup{"10de:2330", "H100 SXM5 80GB"},
                                            Lookup{"233510DE", "H200 SXM 141GB"},
                                            Lookup{"mi300x", "AMD Instinct MI300X"},
-                                           Lookup{"  L40S  ", "NVIDIA L40S"}));
+                                           Lookup{"  L40S  ", "NVIDIA L40S"},
+                                           // As people type them: brand run into the number, a
+                                           // memory size the name does not carry.
+                                           Lookup{"rtx5090", "GeForce RTX 5090"},
+                                           Lookup{"RTX3090-24G", "GeForce RTX 3090"},
+                                           Lookup{"RTX 4090 24GB", "GeForce RTX 4090"}));
 
 TEST(SpecDatabase, AmbiguousNameListsTheCandidates) {
   auto found = Db().Find("a100");
