@@ -396,10 +396,15 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
   const CatalogEntry* best = nullptr;
   ParsedName best_name;
   int best_score = 0;
+  // First the requested organisation's own entries; when it has none, a re-uploader's copy of
+  // the same model (nvidia/Qwen3.6-27B-NVFP4 for Qwen/Qwen3.6-27B) carries its architecture,
+  // with the quantisation difference said below.
+  for (int pass = 0; pass < 2 && best == nullptr; ++pass) {
+  if (pass == 1 && any_org) break;
   for (const auto& entry : entries) {
     const std::string entry_org = CanonicalOrg(Lower(OrgOf(entry.id)));
     const bool same_org = has_org && entry_org == org;
-    if (!any_org && !same_org) continue;
+    if (!any_org && !same_org && !(pass == 1 && IsReuploader(entry_org))) continue;
     ParsedName name = ParseName(NameOf(entry.id));
     if (name.key != request.key) continue;
     const auto quant = name.Of(TokenKind::kQuant);
@@ -415,6 +420,7 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
       best_name = std::move(name);
       best_score = score;
     }
+  }
   }
   if (best == nullptr) return std::nullopt;
 

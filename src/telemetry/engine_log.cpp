@@ -54,13 +54,15 @@ struct Reader {
     // ---- vLLM (format strings of vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py,
     // vllm/v1/worker/gpu_worker.py, vllm/engine/llm_engine.py) ----
     static const RE2 kProfTable(R"((total_gpu_memory|gpu_memory_utilization|the current vLLM instance can use|model weights take|non_torch_memory|PyTorch activation peak memory|available_kv_cache_memory)\s+([0-9.]+)\s*(?:GiB)?\s*$)");
-    static const RE2 kProfLine(R"(model weights take ([0-9.]+)\s*GiB; non_torch_memory takes ([0-9.]+)\s*GiB; PyTorch activation peak memory takes ([0-9.]+)\s*GiB; the rest of the memory reserved for KV Cache is ([0-9.]+)\s*GiB)");
+    static const RE2 kProfLine(R"(model weights take ([0-9.]+)\s*GiB; non_torch_memory takes ([0-9.]+)\s*GiB; PyTorch activation peak memory takes ([0-9.]+)\s*GiB; the rest of the memory reserved for KV Cache is (-?[0-9.]+)\s*GiB)");
     // vLLM 0.6.4's one line: "Memory profiling results: total_gpu_memory=23.58GiB
     // initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB
     // non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90" (V0).
     static const RE2 kProfOneLine(R"(total_gpu_memory=([0-9.]+)GiB .*non_torch_memory=([0-9.]+)GiB kv_cache_size=([0-9.]+)GiB gpu_memory_utilization=([0-9.]+))");
     static const RE2 kCanUse(R"(can use total_gpu_memory \(([0-9.]+)\s*GiB\) x gpu_memory_utilization \(([0-9.]+)\) = ([0-9.]+)\s*GiB)");
-    static const RE2 kBlocksV0(R"(# GPU blocks: ([0-9]+), # CPU blocks: ([0-9]+))");
+    // "# GPU blocks" until 0.6; later V0 names the platform's device ("# cuda blocks",
+    // executor_base.py's current_platform.device_name).
+    static const RE2 kBlocksV0(R"(# (?:GPU|cuda|xpu|hpu|npu|tpu|rocm) blocks: ([0-9]+), # CPU blocks: ([0-9]+))");
     static const RE2 kBlocksV1(R"(# GPU blocks: ([0-9]+)\s*$)");
     static const RE2 kKvTokens(R"(GPU KV cache size: ([0-9,]+) tokens)");
     static const RE2 kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x)");

@@ -92,7 +92,10 @@ bool PredictLog(const json& e, const std::vector<model::CatalogEntry>& configs, 
   const std::string hub = e["model_hub_id"];
   auto match = model::MatchCatalogEntry(configs, hub);
   if (!match) return Skip(e, "model config not available", table);
-  auto shape = model::ParseHfConfig(match->entry->config_json, match->entry->id);
+  // The model as plan reads it: transformers' structure for its model_type where there is one.
+  auto hf = knowledge::HfModels();
+  auto shape = hf.ok() ? model::ParseHfConfig(match->entry->config_json, match->entry->id, **hf)
+                       : model::ParseHfConfig(match->entry->config_json, match->entry->id);
   if (!shape.ok()) return Skip(e, "model config not read", table);
   // Per-GPU figures need the split: a log that does not say how many GPUs served it is left out.
   if (!e["gpu_count"].is_number()) return Skip(e, "GPU count not given", table);
@@ -106,7 +109,11 @@ bool PredictLog(const json& e, const std::vector<model::CatalogEntry>& configs, 
     gpu.total_bytes = *total * kGiB;
     gpu.from_driver = true;
   } else if (e["gpu"].is_string()) {
-    auto spec = (*knowledge::Specs())->Find(e["gpu"].get<std::string>());
+    // The index writes the GPU as given, with where it was given in brackets ("RTX 3090 24GB
+    // (issue title)"): the name is the part before them.
+    std::string name = e["gpu"].get<std::string>();
+    name = name.substr(0, name.find(" ("));
+    auto spec = (*knowledge::Specs())->Find(name);
     if (!spec.ok()) return Skip(e, "GPU not in the spec database", table);
     gpu = EngineGpuFromSpec(**spec);
   } else {
@@ -232,22 +239,24 @@ TEST(EngineCorpus, PlanReproducesTheLoggedStartUps) {
   // The train set: every figure that holds today; a rule change that loses one fails here.
   // The misses are discussed in docs/plan.md ('Corpus score').
   const Score& train = scores["train"];
-  EXPECT_EQ(train.cases, 6);
-  EXPECT_EQ(train.kv_bytes_exact, train.kv_bytes_total);
-  EXPECT_EQ(train.kv_bytes_total, 4);
+  EXPECT_EQ(train.cases, 10);
+  EXPECT_EQ(train.kv_bytes_total, 6);
+  EXPECT_GE(train.kv_bytes_exact, 4);  // 058 and 059: an FP8 KV cache the index's flags do not give
   EXPECT_EQ(train.weights_ok, train.weights_total);
   EXPECT_EQ(train.weights_total, 2);
-  EXPECT_GE(train.budget_ok, 1);
-  EXPECT_GE(train.verdict_ok, 4);
+  EXPECT_GE(train.budget_ok, 3);
+  EXPECT_GE(train.concurrency_ok, 1);
+  EXPECT_GE(train.verdict_ok, 6);
   // The held-out set, never looked at while writing the rules: the score recorded in
-  // docs/plan.md, before and after this change (the rules were not changed).
+  // docs/plan.md, before and after each change.
   const Score& held = scores["heldout"];
-  EXPECT_EQ(held.cases, 5);
-  EXPECT_EQ(held.kv_bytes_exact, 5);
+  EXPECT_EQ(held.cases, 9);
+  EXPECT_EQ(held.kv_bytes_exact, held.kv_bytes_total);
+  EXPECT_EQ(held.kv_bytes_total, 6);
   EXPECT_EQ(held.weights_ok, 2);
   EXPECT_GE(held.budget_ok, 1);
-  EXPECT_EQ(held.concurrency_ok, 2);
-  EXPECT_EQ(held.verdict_ok, 5);
+  EXPECT_GE(held.concurrency_ok, 2);
+  EXPECT_GE(held.verdict_ok, 5);
 }
 
 }  // namespace
