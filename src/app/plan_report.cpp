@@ -263,7 +263,7 @@ core::Status AddGpuSections(const PlanOptions& o, const model::SpecDatabase& db,
           // the batch when all fit at once.
           option.fit.fits = option.engine_kv_left_bytes > 0 && option.engine_kv_left_bytes + 1.0 >= p->budget.kv_bytes_per_request * requests;
         }
-        if (!p->fits) {
+        if (!option.fit.fits) {
           option.throughput.reset();
         } else if (!option.throughput) {
           auto speed = model::PredictThroughput(report->shape, option.plan, option.job, *option.gpu);

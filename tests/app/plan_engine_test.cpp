@@ -304,6 +304,8 @@ TEST(PlanEngine, FromLogCorrectsTheWaysToMakeItFitByTheLoggedKvCache) {
     EXPECT_NEAR(option.engine_kv_log_correction_bytes, *correction, 1.0) << option.id;
     // The verdict is the corrected budget's.
     EXPECT_EQ(option.fit.fits, option.engine_kv_left_bytes + 1.0 >= option.engine_kv_request_bytes) << option.id;
+    // A speed is given exactly for the options that fit by the corrected budget.
+    EXPECT_EQ(option.throughput.has_value(), option.fit.fits) << option.id;
     if (option.id == "shorter_context") {
       saw_shorter = true;
       EXPECT_EQ(option.job.seq, 2992);  // the logged 3000 tokens in whole blocks of 16
