@@ -400,27 +400,27 @@ std::optional<CatalogMatch> MatchCatalogEntry(const std::vector<CatalogEntry>& e
   // the same model (nvidia/Qwen3.6-27B-NVFP4 for Qwen/Qwen3.6-27B) carries its architecture,
   // with the quantisation difference said below.
   for (int pass = 0; pass < 2 && best == nullptr; ++pass) {
-  if (pass == 1 && any_org) break;
-  for (const auto& entry : entries) {
-    const std::string entry_org = CanonicalOrg(Lower(OrgOf(entry.id)));
-    const bool same_org = has_org && entry_org == org;
-    if (!any_org && !same_org && !(pass == 1 && IsReuploader(entry_org))) continue;
-    ParsedName name = ParseName(NameOf(entry.id));
-    if (name.key != request.key) continue;
-    const auto quant = name.Of(TokenKind::kQuant);
-    int score = 100;
-    if (same_org) score += 8;
-    score += 2 * static_cast<int>(Shared(req_tuning, name.Of(TokenKind::kTuning)));
-    score += 2 * static_cast<int>(Shared(req_dates, name.Of(TokenKind::kDate)));
-    if (AsSet(quant) == AsSet(req_quant)) score += 6;
-    if (!quant.empty() && AsSet(quant) != AsSet(req_quant)) score -= 6;  // prefer unquantised
-    // Ties: the shorter id (the plainer checkpoint), then the first in the catalogue.
-    if (best == nullptr || score > best_score || (score == best_score && entry.id.size() < best->id.size())) {
-      best = &entry;
-      best_name = std::move(name);
-      best_score = score;
+    if (pass == 1 && any_org) break;
+    for (const auto& entry : entries) {
+      const std::string entry_org = CanonicalOrg(Lower(OrgOf(entry.id)));
+      const bool same_org = has_org && entry_org == org;
+      if (!any_org && !same_org && !(pass == 1 && IsReuploader(entry_org))) continue;
+      ParsedName name = ParseName(NameOf(entry.id));
+      if (name.key != request.key) continue;
+      const auto quant = name.Of(TokenKind::kQuant);
+      int score = 100;
+      if (same_org) score += 8;
+      score += 2 * static_cast<int>(Shared(req_tuning, name.Of(TokenKind::kTuning)));
+      score += 2 * static_cast<int>(Shared(req_dates, name.Of(TokenKind::kDate)));
+      if (AsSet(quant) == AsSet(req_quant)) score += 6;
+      if (!quant.empty() && AsSet(quant) != AsSet(req_quant)) score -= 6;  // prefer unquantised
+      // Ties: the shorter id (the plainer checkpoint), then the first in the catalogue.
+      if (best == nullptr || score > best_score || (score == best_score && entry.id.size() < best->id.size())) {
+        best = &entry;
+        best_name = std::move(name);
+        best_score = score;
+      }
     }
-  }
   }
   if (best == nullptr) return std::nullopt;
 
