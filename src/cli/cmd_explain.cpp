@@ -73,8 +73,7 @@ core::Result<std::string> PastedText(const ExplainOptions& o, const report::Text
 // A question in words: it starts with a question word or ends with a question mark (en, zh).
 // "why are host to GPU copies slow" is asked about a term, not pasted from a failure.
 bool IsQuestion(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  std::string lower = core::Lower(text);
   while (!lower.empty() && (lower.back() == ' ' || lower.back() == '\n' || lower.back() == '\r')) lower.pop_back();
   size_t start = lower.find_first_not_of(" \t\"'");
   if (start == std::string::npos) return false;

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "report/phrase_text.h"
 #include "core/units.h"
+#include "model/gpu_link.h"
 #include "model/spec_derivation.h"
 #include "report/json_document.h"
 #include "report/table.h"
@@ -134,7 +135,7 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
     }
     // An integrated GPU (a Jetson's) has no host link at all: said so, in the reader's language,
     // instead of a cut of the spec sheet's English wording.
-    if (link.empty() && g.host_interface.find("SoC") != std::string::npos) link = t.Get("gpus.link.none");
+    if (link.empty() && model::IsIntegrated(g)) link = t.Get("gpus.link.none");
     if (link.empty() && !g.host_interface.empty()) link = Tr(t, "gpus.show.data", fmt::arg("value", g.host_interface));
     table.AddRow({GpuNameText(g.name, t), g.architecture, MemoryTotal(g), bw ? Gbps(*bw) : "?", Tflops(g.fp16_bf16_tensor_dense_tflops, t),
                   Tflops(g.fp32_vector_tflops, t), g.tdp_watts.known() ? fmt::format("{:g} W", *g.tdp_watts.value) : "?", link});

@@ -169,6 +169,14 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("dtype", model::DTypeName(j.kv_dtype))) + "\n";
   }
   out += "  " + Say(t, r.memory.summed) + "\n";
+  // vLLM's own activation figure (the engine section) is its profiling run's, not this table's
+  // one-layer transient: two numbers for two things, said so.
+  if (r.engine && r.engine->options.engine == model::Engine::kVllm && r.engine->budget.activation_peak_bytes > 0) {
+    out += "  " + Tr(t, "plan.memory.activation_vs_engine",
+                     fmt::arg("tokens", core::FormatInteger(static_cast<std::uint64_t>(std::max<std::int64_t>(0, j.batch * j.seq)))),
+                     fmt::arg("batched", core::FormatInteger(static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.engine->budget.max_num_batched_tokens)))),
+                     fmt::arg("peak", core::FormatBytesBinary(r.engine->budget.activation_peak_bytes))) + "\n";
+  }
   return out;
 }
 

@@ -3,9 +3,11 @@
 #include "model/spec_derivation.h"
 
 namespace gpuprobe::model {
-namespace {
 
-bool IsSoc(const GpuSpec& g) { return g.host_interface.find("SoC") != std::string::npos; }
+// The spec database writes an integrated part's host interface as "SoC ..." (unified memory).
+bool IsIntegrated(const GpuSpec& g) { return g.host_interface.find("SoC") != std::string::npos; }
+
+namespace {
 
 double PeerBytesPerSecond(const GpuSpec& g) {
   // The data holds NVLink/xGMI totals with both directions added (gpu_specs_NOTES.md).
@@ -29,7 +31,7 @@ std::string LinkKindId(LinkKind kind) {
 
 GpuLink PcieLink(const GpuSpec& g) {
   GpuLink link;
-  if (IsSoc(g)) return link;
+  if (IsIntegrated(g)) return link;
   if (auto pcie = DerivePcieBandwidth(g)) {
     link.kind = LinkKind::kPcie;
     link.bytes_per_s = *pcie;

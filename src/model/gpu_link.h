@@ -37,6 +37,10 @@ struct GpuLink {
 };
 
 /// The SKU's own GPU-to-GPU link; its PCIe slot when it has none (kNone for SoCs).
+/// An integrated GPU (a system-on-chip part: Jetson, GB10): no PCIe link of its own, not a
+/// card one rents or racks.
+bool IsIntegrated(const GpuSpec& gpu);
+
 GpuLink PeerLink(const GpuSpec& gpu);
 /// The SKU's PCIe link as a GpuLink (kNone when the spec gives no PCIe generation and width).
 GpuLink PcieLink(const GpuSpec& gpu);

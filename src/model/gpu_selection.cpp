@@ -14,10 +14,9 @@ namespace gpuprobe::model {
 namespace {
 
 bool IsPcieCard(const GpuSpec& g) { return g.form_factor.find("PCIe") != std::string::npos; }
-bool IsSoc(const GpuSpec& g) { return g.host_interface.find("SoC") != std::string::npos; }
 
 bool Eligible(const GpuSpec& g, const TaskRule& rule) {
-  if (!g.memory_size_gb_vendor.known() || IsSoc(g)) return false;  // integrated parts are not rented or racked
+  if (!g.memory_size_gb_vendor.known() || IsIntegrated(g)) return false;  // integrated parts are not rented or racked
   if (rule.nvidia_only && g.vendor != "NVIDIA") return false;
   if (rule.pcie_card_only && !IsPcieCard(g)) return false;
   if (rule.max_tdp_watts > 0 && g.tdp_watts.ValueOr(1e9) > rule.max_tdp_watts) return false;
