@@ -219,7 +219,8 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     // A GPU's name ("H100", "GH200"): what the spec database says and where the rest is. Only a
     // short text that is a name, not a sentence that mentions one.
     if (core::Trim(text).size() <= 40 && !IsQuestion(text)) {
-      GpuNameAnswer gpu{core::Trim(text), {}};
+      GpuNameAnswer gpu;
+      gpu.query = core::Trim(text);
       auto one = (*specs)->Find(gpu.query);
       if (one.ok()) {
         gpu.gpus.push_back(*one);
