@@ -109,7 +109,9 @@ nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& t
   doc["gpus"] = nlohmann::json::array();
   doc["states"] = nlohmann::json::array();
   std::vector<telemetry::NotJudged> not_judged_all;
+  int gpu_count = 0;
   for (const auto& set : reading.sets) {
+    gpu_count += static_cast<int>(set.gpus.size());
     auto assessment = AssessReading(set.gpus, date);
     findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
     not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
@@ -118,6 +120,7 @@ nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& t
                              {"not_judged", report::NotJudgedJson(assessment.not_judged)}});
     for (auto& g : GpusJson(set.gpus)) doc["gpus"].push_back(std::move(g));
   }
+  doc["verdict"] = report::HealthVerdictJson(telemetry::JudgeHealth(*findings_all, gpu_count), texts, date.has_value());
   doc["findings"] = report::FindingsJson(*findings_all, texts);
   doc["not_judged"] = report::NotJudgedJson(not_judged_all);
   return doc;

@@ -140,6 +140,7 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
       doc["source"] = reading->source_label;
       doc["warnings"] = reading->warnings;
       doc["gpus"] = app::GpusJson(gpus);
+      doc["verdict"] = report::HealthVerdictJson(telemetry::JudgeHealth(assessment.findings, static_cast<int>(gpus.size())), ctx.texts, false);
       doc["findings"] = report::FindingsJson(assessment.findings, ctx.texts);
       doc["not_judged"] = report::NotJudgedJson(assessment.not_judged);
       ctx.out << Dump(doc) << "\n";  // one document per line (JSON Lines) for scripts
@@ -148,7 +149,8 @@ core::Result<core::ExitCode> RunWatch(VerbContext& ctx, const InspectOptions& o)
       memory.resize(gpus.size());
       power.resize(gpus.size());
       if (terminal) core::WriteTerminalControl(ctx.out, "\x1b[H\x1b[2J");  // home, clear screen
-      std::string frame = fmt::format("gpuprobe inspect --watch {:g}  (sample {}, Ctrl-C to stop)\n\n", o.watch, sample + 1);
+      std::string frame = Tr(ctx.texts, "inspect.watch.title", fmt::arg("interval", fmt::format("{:g}", o.watch)), fmt::arg("sample", sample + 1)) + "\n";
+      frame += report::RenderHealthVerdict(telemetry::JudgeHealth(assessment.findings, static_cast<int>(gpus.size())), ctx.texts, false) + "\n\n";
       for (size_t i = 0; i < gpus.size(); ++i) {
         const auto& g = gpus[i];
         auto push = [](std::deque<double>& q, double v) {
@@ -224,13 +226,21 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     int width = TerminalWidth();
     std::string out = ctx.texts.Get("inspect.title") + "\n" + Tr(ctx.texts, "inspect.source", fmt::arg("source", SourceText(*reading, ctx.texts))) + "\n";
     if (date) out += CapturedLine(*date, ctx.texts) + "\n";
+    // The verdict comes first, so it is judged before anything is drawn.
+    std::vector<telemetry::Assessment> assessments;
+    int gpu_count = 0;
     for (const auto& set : reading->sets) {
+      assessments.push_back(app::AssessReading(set.gpus, date));
+      findings_all.insert(findings_all.end(), assessments.back().findings.begin(), assessments.back().findings.end());
+      gpu_count += static_cast<int>(set.gpus.size());
+    }
+    out += report::RenderHealthVerdict(telemetry::JudgeHealth(findings_all, gpu_count), ctx.texts, date.has_value()) + "\n";
+    for (size_t i = 0; i < reading->sets.size(); ++i) {
+      const auto& set = reading->sets[i];
       out += "\n";
       if (!set.state.empty()) out += Tr(ctx.texts, "inspect.state", fmt::arg("state", CaptureValueText("state", set.state, ctx.texts))) + "\n";
       for (const auto& g : set.gpus) out += RenderGpu(g, app::SpecOf(g), ctx.texts, width) + "\n";
-      auto assessment = app::AssessReading(set.gpus, date);
-      findings_all.insert(findings_all.end(), assessment.findings.begin(), assessment.findings.end());
-      out += "\n" + report::RenderAssessment(assessment, ctx.texts);
+      out += "\n" + report::RenderAssessment(assessments[i], ctx.texts);
     }
     ctx.out << out;
   }

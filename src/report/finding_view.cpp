@@ -73,6 +73,46 @@ nlohmann::json NotJudgedJson(const std::vector<telemetry::NotJudged>& not_judged
   return out;
 }
 
+namespace {
+
+const char* HealthName(telemetry::Severity worst) {
+  switch (worst) {
+    case telemetry::Severity::kInfo: return "healthy";
+    case telemetry::Severity::kWarn: return "needs_attention";
+    case telemetry::Severity::kFail: return "unhealthy";
+  }
+  return "healthy";
+}
+
+}  // namespace
+
+std::string RenderHealthVerdict(const telemetry::HealthVerdict& v, const Texts& t, bool at_capture) {
+  std::string body;
+  if (v.worst == telemetry::Severity::kInfo) {
+    body = v.gpus == 1 ? t.Get("inspect.verdict.healthy_one") : Tr(t, "inspect.verdict.healthy_many", fmt::arg("count", v.gpus));
+    if (v.notes > 0) body += Tr(t, v.notes == 1 ? "inspect.verdict.notes_one" : "inspect.verdict.notes_many", fmt::arg("count", v.notes));
+  } else {
+    // At most three causes on the line; the Findings block has them all.
+    constexpr size_t kShown = 3;
+    std::string causes;
+    for (size_t i = 0; i < v.causes.size() && i < kShown; ++i) {
+      if (i > 0) causes += t.Get("inspect.verdict.separator");
+      causes += Tr(t, "inspect.verdict.cause", fmt::arg("gpu", v.causes[i]->gpu), fmt::arg("title", FindingTitle(v.causes[i]->id, t)));
+    }
+    if (v.causes.size() > kShown) causes += Tr(t, "inspect.verdict.more", fmt::arg("count", v.causes.size() - kShown));
+    body = Tr(t, v.worst == telemetry::Severity::kFail ? "inspect.verdict.unhealthy" : "inspect.verdict.attention", fmt::arg("causes", causes));
+  }
+  return Tr(t, "inspect.verdict.line", fmt::arg("label", t.Get(at_capture ? "inspect.verdict.label_captured" : "inspect.verdict.label")),
+            fmt::arg("body", body));
+}
+
+nlohmann::json HealthVerdictJson(const telemetry::HealthVerdict& v, const Texts& t, bool at_capture) {
+  nlohmann::json causes = nlohmann::json::array();
+  for (const auto* f : v.causes) causes.push_back({{"gpu", f->gpu}, {"id", f->id}, {"severity", telemetry::SeverityName(f->severity)}});
+  return {{"health", HealthName(v.worst)}, {"gpus", v.gpus},   {"notes", v.notes}, {"causes", causes},
+          {"at_capture", at_capture},      {"text", RenderHealthVerdict(v, t, at_capture)}};
+}
+
 std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
   std::string out = t.Get("inspect.findings") + "\n";
   if (a.findings.empty()) out += "  " + t.Get(a.not_judged.empty() ? "inspect.no_findings" : "inspect.no_findings_judged") + "\n";

@@ -33,6 +33,13 @@ nlohmann::json FindingsJson(const std::vector<telemetry::Finding>& findings, con
 /// [{id, gpu, missing}] for the rules that could not judge.
 nlohmann::json NotJudgedJson(const std::vector<telemetry::NotJudged>& not_judged);
 
+/// "verdict: needs attention: GPU 0: memory repair waiting for a reset": the health verdict
+/// in one line (`at_capture`: the state is a capture's, not now's).
+std::string RenderHealthVerdict(const telemetry::HealthVerdict& verdict, const Texts& texts, bool at_capture);
+
+/// {health: healthy|needs_attention|unhealthy, gpus, notes, causes: [{gpu, id, severity}], text}.
+nlohmann::json HealthVerdictJson(const telemetry::HealthVerdict& verdict, const Texts& texts, bool at_capture);
+
 /// The findings block of the terminal view, then one line per GPU naming what could not be
 /// judged and the fields that were missing.
 std::string RenderAssessment(const telemetry::Assessment& assessment, const Texts& texts);

@@ -119,4 +119,19 @@ Severity WorstSeverity(const std::vector<Finding>& findings) {
   return worst;
 }
 
+HealthVerdict JudgeHealth(const std::vector<Finding>& findings, int gpus) {
+  HealthVerdict v;
+  v.gpus = gpus;
+  v.worst = WorstSeverity(findings);
+  for (const auto& f : findings) {
+    if (f.severity == Severity::kInfo) {
+      ++v.notes;
+    } else {
+      v.causes.push_back(&f);
+    }
+  }
+  std::stable_sort(v.causes.begin(), v.causes.end(), [](const Finding* a, const Finding* b) { return a->severity > b->severity; });
+  return v;
+}
+
 }  // namespace gpuprobe::telemetry

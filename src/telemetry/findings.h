@@ -79,4 +79,16 @@ std::vector<Finding> EvaluateFindings(const std::vector<Snapshot>& gpus);
 /// The worst severity among `findings` (kInfo when empty).
 Severity WorstSeverity(const std::vector<Finding>& findings);
 
+/// The one-line answer to "is this GPU (node) healthy?": the worst severity, and which
+/// findings made it so (the warnings and failures, worst first, one per GPU and rule), so
+/// that inspect's first screen and its JSON say the same thing. Notes (info) never make a
+/// node unhealthy; they are counted.
+struct HealthVerdict {
+  Severity worst = Severity::kInfo;  ///< kInfo: healthy; kWarn: needs attention; kFail: unhealthy
+  int gpus = 0;                      ///< GPUs judged
+  int notes = 0;                     ///< info findings
+  std::vector<const Finding*> causes;  ///< the findings at warn or fail, fails first
+};
+HealthVerdict JudgeHealth(const std::vector<Finding>& findings, int gpus);
+
 }  // namespace gpuprobe::telemetry

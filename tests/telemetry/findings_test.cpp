@@ -473,5 +473,29 @@ TEST(ProcessKind, ClassifiesNvidiaSmiTypes) {
   EXPECT_EQ(ClassifyProcess("N/A"), ProcessKind::kUnknown);
 }
 
+// The health verdict: notes never make a node unhealthy; failures come before warnings.
+TEST(HealthVerdict, WorstSeverityWithItsCausesFailuresFirst) {
+  std::vector<Finding> findings(3);
+  findings[0].id = "memory_held_idle";
+  findings[1].id = "thermal_slowdown_reached";
+  findings[1].severity = Severity::kWarn;
+  findings[1].gpu = 2;
+  findings[2].id = "ecc_uncorrectable";
+  findings[2].severity = Severity::kFail;
+  findings[2].gpu = 5;
+  auto v = JudgeHealth(findings, 8);
+  EXPECT_EQ(v.worst, Severity::kFail);
+  EXPECT_EQ(v.gpus, 8);
+  EXPECT_EQ(v.notes, 1);
+  ASSERT_EQ(v.causes.size(), 2u);
+  EXPECT_EQ(v.causes[0]->id, "ecc_uncorrectable");
+  EXPECT_EQ(v.causes[1]->id, "thermal_slowdown_reached");
+
+  auto notes_only = JudgeHealth({findings[0]}, 1);
+  EXPECT_EQ(notes_only.worst, Severity::kInfo);
+  EXPECT_TRUE(notes_only.causes.empty());
+  EXPECT_EQ(notes_only.notes, 1);
+}
+
 }  // namespace
 }  // namespace gpuprobe::telemetry
