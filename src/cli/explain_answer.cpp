@@ -96,6 +96,40 @@ void StatusAnswer(const StatusCode& found, const doctor::ErrorMatcher& m, const 
   a.confirm = Lines(t.Get("explain.status.confirm." + ApiId(s)));
 }
 
+// An error of the host (generated table): the errno and/or Python exception, in the
+// reader's language (glibc's own Chinese message where it has one).
+void HostAnswer(const doctor::HostError& h, const report::Texts& t, AnswerText& a) {
+  const bool zh = t.language() == report::Language::kZh;
+  a.gpu = false;
+  a.facts.push_back(t.Get("explain.not_gpu"));
+  auto os_args = [&](const char* key) {
+    const auto& e = *h.os;
+    std::string message = zh && !e.message_zh.empty()
+                              ? Tr(t, "explain.host.os.message_translated", fmt::arg("message", e.message_zh), fmt::arg("original", e.message))
+                              : e.message;
+    return Tr(t, key, fmt::arg("name", e.name), fmt::arg("number", e.number), fmt::arg("message", message));
+  };
+  auto python_args = [&](const char* key) {
+    const auto& p = *h.python;
+    return Tr(t, key, fmt::arg("name", p.name), fmt::arg("base", p.base), fmt::arg("doc", p.doc));
+  };
+  if (h.os != nullptr) a.facts.push_back(os_args("explain.host.os.fact"));
+  if (h.python != nullptr) a.facts.push_back(python_args("explain.host.python.fact"));
+  if (h.OsLeads()) {
+    a.title = os_args("explain.host.os.title");
+    a.meaning = os_args("explain.host.os.meaning");
+    a.causes.push_back(os_args("explain.host.os.cause"));
+    a.confirm = Lines(os_args("explain.host.os.confirm"));
+    a.fixes.push_back(os_args("explain.host.os.fix"));
+  } else {
+    a.title = python_args("explain.host.python.title");
+    a.meaning = python_args("explain.host.python.meaning");
+    a.causes.push_back(python_args("explain.host.python.cause"));
+    a.confirm = Lines(python_args("explain.host.python.confirm"));
+    a.fixes.push_back(python_args("explain.host.python.fix"));
+  }
+}
+
 }  // namespace
 
 AnswerText Answer(const Finding& f, const doctor::ErrorMatcher& m, const report::Texts& t) {
@@ -112,6 +146,7 @@ AnswerText Answer(const Finding& f, const doctor::ErrorMatcher& m, const report:
     a.facts.push_back(Tr(t, "explain.status.origin", fmt::arg("library", LibraryName(f.origin_api, m.statuses(), t)),
                          fmt::arg("subsystem", f.origin_subsystem), fmt::arg("file", f.origin_file)));
   }
+  if (f.host) HostAnswer(*f.host, t, a);
   if (f.xid) XidAnswer(f, m, t, a);
   if (f.entry != nullptr) {
     const doctor::KnowledgeEntry& e = *f.entry;

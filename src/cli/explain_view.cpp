@@ -191,6 +191,17 @@ nlohmann::json AnswerJson(const Finding& f, const doctor::ErrorMatcher& m, const
                       {"severity", a.severity}, {"title", a.title}, {"facts", a.facts}, {"meaning", a.meaning},
                       {"causes", a.causes}, {"confirm", a.confirm}, {"fixes", a.fixes}, {"gpu_related", a.gpu}};
   j["layer"] = f.entry != nullptr && !f.entry->layer.empty() ? nlohmann::json(f.entry->layer) : nlohmann::json();
+  if (f.host) {
+    j["layer"] = "host";
+    nlohmann::json host = nlohmann::json::object();
+    if (f.host->os != nullptr) {
+      host["errno"] = {{"name", f.host->os->name}, {"number", f.host->os->number}, {"message", f.host->os->message}};
+    }
+    if (f.host->python != nullptr) {
+      host["python_exception"] = {{"name", f.host->python->name}, {"base", f.host->python->base}, {"doc", f.host->python->doc}};
+    }
+    j["host"] = host;
+  }
   j["origin"] = f.origin_file.empty() ? nlohmann::json()
                                       : nlohmann::json({{"api", f.origin_api}, {"subsystem", f.origin_subsystem}, {"file", f.origin_file}});
   if (f.status != nullptr) {

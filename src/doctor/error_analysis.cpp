@@ -195,7 +195,7 @@ size_t CutAfter(std::string_view text, size_t from) {
 
 }  // namespace
 
-bool IsGpuFinding(const Finding& finding) { return finding.entry == nullptr || finding.entry->gpu; }
+bool IsGpuFinding(const Finding& finding) { return !finding.host && (finding.entry == nullptr || finding.entry->gpu); }
 
 namespace {
 
@@ -258,6 +258,40 @@ std::vector<std::string_view> SplitLog(std::string_view text, unsigned parts) {
   return out;
 }
 
+namespace {
+
+// Never silent: a text no entry recognises may still name an OS error or a Python exception,
+// read from the generated host table (errno from the kernel headers and glibc, the built-in
+// exceptions from Python). Only the first kMaxHostScanBytes are read: the evidence of a paste
+// is near its start, and a log's records were already matched one by one.
+constexpr size_t kMaxHostScanBytes = 1 << 20;
+
+void AddHostError(std::string_view text, Analysis& analysis) {
+  auto table = HostErrorTable::Embedded();
+  if (!table.ok()) return;
+  std::string_view scanned = text.substr(0, std::min(text.size(), kMaxHostScanBytes));
+  // A text that names the GPU stack is not said to be a host error: the profile says what it
+  // is made of instead.
+  if (NamesGpu(scanned)) return;
+  auto host = (*table)->Find(scanned);
+  if (!host) return;
+  Hit hit;
+  size_t start = scanned.rfind('\n', host->offset);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  size_t end = scanned.find('\n', host->offset);
+  std::string_view line = scanned.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  hit.first_line = hit.last_line = 1 + static_cast<int>(std::count(scanned.begin(), scanned.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+  hit.occurrences = 1;
+  hit.excerpt = Trimmed(line);
+  hit.record = std::string(line.substr(0, kMaxMatchedLineBytes));
+  hit.finding.key = host->OsLeads() ? "os_error:" + host->os->name : "python:" + host->python->name;
+  hit.finding.severity = "warn";
+  hit.finding.host = host;
+  analysis.hits.push_back(std::move(hit));
+}
+
+}  // namespace
+
 Analysis Analyze(const ErrorMatcher& matcher, std::string_view text, AnalysisMode mode) {
   auto emitters = EmitterTable::Embedded();
   return Analyze(matcher, emitters.ok() ? *emitters : nullptr, text, mode);
@@ -319,6 +353,7 @@ Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std:
     std::string_view query = text;
     while (!query.empty() && (query.back() == '\n' || query.back() == '\r')) query.remove_suffix(1);
     if (query.size() <= kMaxLookupBytes && query.find('\n') == std::string_view::npos) analysis.readings = matcher.Lookup(query);
+    if (analysis.readings.empty()) AddHostError(text, analysis);
     return analysis;
   }
   // Rank: in a paste, symptoms after their causes; in a log, where unrelated events lie far

@@ -48,14 +48,13 @@ constexpr size_t kMaxCandidates = 24;
 // Sets of atoms whose candidate rules a thread remembers (a log repeats a few dozen).
 constexpr size_t kMaxRememberedAtomSets = 256;
 
-// Words that put a record in the GPU stack (for entries that do not count there).
+}  // namespace
+
 bool NamesGpu(std::string_view text) {
   static const RE2 kGpuWords(
       R"((?i)\b(?:cuda\w*|gpus?|nvidia\w*|nvml\w*|nccl\w*|cudnn\w*|cublas\w*|cusolver\w*|cusparse\w*|cufft\w*|curand\w*|nvrtc\w*|nvrm|xid|tensorrt|ptxas|nvcc|vram|cupy\w*)\b)");
   return RE2::PartialMatch(text, kGpuWords);
 }
-
-}  // namespace
 
 std::string SeverityOfAction(const std::string& action) {
   if (action == "none") return "info";

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "doctor/host_errors.h"
 #include "doctor/knowledge_base.h"
 #include "doctor/status_table.h"
 #include "doctor/xid_catalog.h"
@@ -62,7 +63,14 @@ struct Finding {
   /// Where in the library the message is printed, when known: an NCCL WARN's subsystem and
   /// source file ("socket", "src/misc/socket.cc"), a cuDNN frontend message's.
   std::string origin_api, origin_subsystem, origin_file;
+  /// A host error (errno, Python exception) read when no entry recognised the text: never a
+  /// GPU finding. Key "os_error:EMFILE" or "python:ImportError".
+  std::optional<HostError> host;
 };
+
+/// Whether `text` names something of the GPU stack (CUDA, a GPU, NVIDIA, NCCL, cuDNN, Xid,
+/// ...): entries that describe ordinary host errors do not hold on such text.
+bool NamesGpu(std::string_view text);
 
 class ErrorMatcher {
  public:

@@ -156,8 +156,8 @@ TEST(ErrorCorpus2024, TheHeldOutSplitIsRecognisedAsAWhole) {
   EXPECT_GE(rate, 90.0);
 }
 
-// The 2026 rounds (tests/fixtures/error_corpus_2026, 2026b, 2026c and 2026d): each collected
-// after the rules above, scored once as held-out before anything was read (42/50, 33/40, 30/41, 27/40,
+// The 2026 rounds (tests/fixtures/error_corpus_2026, 2026b, 2026c, 2026d and 2026e): each collected
+// after the rules above, scored once as held-out before anything was read (42/50, 33/40, 30/41, 27/40, 30/40,
 // no non-GPU text claimed; their READMEs), then read: their misses taught the rules listed
 // there. From then on they guard those rules like a train split: every text on its label.
 void ExpectEveryTextOnItsLabel(const std::string& corpus, int at_least, const std::set<std::string>& known_misses = {}) {
@@ -191,6 +191,10 @@ TEST(ErrorCorpus2026c, EveryTextLandsOnItsLabel) { ExpectEveryTextOnItsLabel("er
 TEST(ErrorCorpus2026d, EveryTextLandsOnItsLabel) {
   ExpectEveryTextOnItsLabel("error_corpus_2026d", 40, {"texts/020-cudasirecon-error-700-cufft-plan-failed.txt"});
 }
+
+// 2026e taught the generated host readings (errno from the kernel headers and glibc, Python's
+// built-in exceptions) besides its entries.
+TEST(ErrorCorpus2026e, EveryTextLandsOnItsLabel) { ExpectEveryTextOnItsLabel("error_corpus_2026e", 40); }
 
 }  // namespace
 }  // namespace gpuprobe::doctor
