@@ -10,7 +10,7 @@ What it holds the file to:
   - every text in both languages: title, meaning and analogy as {en, zh}, normal as null or
     {en, zh, source}; a meaning is one line; no CJK in English; every zh text contains
     Chinese, is not the English copied (not equal, and no run of four English prose words
-    taken from it), and follows docs/glossary-zh.md: ASCII , : ; ( ), a space between Chinese and a
+    taken from it), and follows docs/glossary-zh.md: full-width ，：；（） beside Chinese, a space between Chinese and a
     Latin word or a number, and English only where tests/cli/zh_allowlist.txt or the file's
     own zh_latin_words allow it (the rules of tests/cli/zh_leak_checker.h);
   - names: unique within a term, none claimed by two terms (compared case-insensitively and
@@ -66,7 +66,8 @@ REQUIRED_IDS = [
 ]
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-FULLWIDTH_ASCII_PUNCT = re.compile(r"[，：；（）]")
+# ASCII , : ; ( ) beside Chinese text (docs/glossary-zh.md writes them full-width there).
+ASCII_PUNCT_BY_CJK = re.compile(r"[\u4e00-\u9fff][,:;()]|[,:;(][\u4e00-\u9fff]|[\u4e00-\u9fff][^()\n]{0,40}\)")
 # Chinese directly against a Latin letter, a digit, '%' or a backtick, either way round.
 CJK_LATIN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff][A-Za-z0-9`]|[A-Za-z0-9%`][\u3400-\u4dbf\u4e00-\u9fff]")
 # A number that states a figure: digits not glued to a letter or underscore before them
@@ -206,9 +207,9 @@ def check_pair(problems, where, pair, allowed, one_line, latin_used):
     run = copied_run(en, zh, allowed)
     if run:
         problems.add(where, f"zh copies the English '{run}'")
-    m = FULLWIDTH_ASCII_PUNCT.search(zh)
+    m = ASCII_PUNCT_BY_CJK.search(zh)
     if m:
-        problems.add(where, f"zh uses full-width '{m.group()}' (docs/glossary-zh.md: ASCII , : ; ( ))")
+        problems.add(where, f"zh uses ASCII punctuation beside Chinese in '{m.group()}' (docs/glossary-zh.md: full-width ，：；（）)")
     m = CJK_LATIN.search(zh)
     if m:
         problems.add(where, f"zh needs a space between Chinese and Latin in '{m.group()}'")
@@ -335,8 +336,8 @@ def title_labels(title):
     split at ',', ' and ', ' vs ', '、', '与' and '和', without quotes."""
     if not isinstance(title, str):
         return []
-    main = re.split(r"\s*\(", title, maxsplit=1)[0]
-    parts = re.split(r",\s*| and | vs |、|与|和", main)
+    main = re.split(r"\s*[(（]", title, maxsplit=1)[0]
+    parts = re.split(r"[,，]\s*| and | vs |、|与|和", main)
     return [p.strip().strip("'\"") for p in parts if p.strip().strip("'\"")]
 
 

@@ -103,7 +103,7 @@ std::string RenderAdvice(const model::Workload& w, const model::CpuCapability& c
   }
   out += "\n" + t.Get("advise.criteria") + "\n";
   for (const auto& c : a.criteria) {
-    out += fmt::format("  {:+d}  {}: {}\n", c.score, t.Get("advise.criterion." + c.id), Say(t, c.reason));
+    out += fmt::format("  {:+d}  {}{}\n", c.score, report::Labelled(t, t.Get("advise.criterion." + c.id)), Say(t, c.reason));
   }
   out += "\n" + Tr(t, "advise.verdict." + model::VerdictName(a.verdict), fmt::arg("gpu", a.pick ? GpuNameText(a.pick->name, t) : "")) + "\n";
   out += "  " + Say(t, a.reason) + "\n";

@@ -1,5 +1,6 @@
 #include "cli/explain_term_view.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "cli/explain_view.h"
@@ -18,10 +19,10 @@ bool Chinese(const report::Texts& t) { return t.language() == report::Language::
 std::string TermName(const model::GlossaryTerm& term, bool zh) {
   const std::string& title = term.title.In(zh);
   std::string_view head(title);
-  head = head.substr(0, head.find('('));
+  head = head.substr(0, std::min(head.find('('), head.find("\xEF\xBC\x88")));  // ( or zh's （
   // A title naming two things ("FLOP/s, TFLOP/s", "A vs B", "A 与 B") shows the first
   // (tools/check_glossary.py's title_labels splits the same way).
-  for (std::string_view separator : {",", " and ", " vs ", "、", "与", "和"}) head = head.substr(0, head.find(separator));
+  for (std::string_view separator : {",", "\xEF\xBC\x8C", " and ", " vs ", "、", "与", "和"}) head = head.substr(0, head.find(separator));
   // Quotes stay: a screen's label quoted in Chinese ('CUDA Version') is found with them too.
   std::string name = core::Trim(head);
   return name.empty() ? term.names.front() : name;

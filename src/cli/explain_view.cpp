@@ -80,9 +80,17 @@ std::string VersionText(const doctor::VersionStory& s, const report::Texts& t) {
 // group is a note when it holds non-ASCII text (a zh note, glued or not) or, after a space,
 // words (so "print(torch.cuda.is_available())" stays the command it is).
 std::string ConfirmLine(const std::string& text) {
+  static const std::string kOpen = "\xEF\xBC\x88", kClose = "\xEF\xBC\x89";  // full-width （ ）, as zh writes a note
   std::string cmd = text, note;
   while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
-  if (!cmd.empty() && cmd.back() == ')') {
+  if (cmd.size() > kClose.size() && cmd.compare(cmd.size() - kClose.size(), kClose.size(), kClose) == 0) {
+    size_t open = cmd.rfind(kOpen);
+    if (open != std::string::npos && open > 0) {
+      note = cmd.substr(open + kOpen.size(), cmd.size() - kClose.size() - open - kOpen.size());
+      cmd.erase(open);
+      while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
+    }
+  } else if (!cmd.empty() && cmd.back() == ')') {
     int depth = 0;
     size_t open = std::string::npos;
     for (size_t i = cmd.size(); i-- > 0;) {

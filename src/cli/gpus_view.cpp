@@ -144,8 +144,8 @@ std::string RenderGpuList(const model::SpecDatabase& db, const report::Texts& t)
 }
 
 std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
-  std::string out = fmt::format("{}  ({} {} {}, {})   {}: {}\n", GpuNameText(g.name, t), g.vendor, g.architecture, g.chip,
-                                g.compute_capability, t.Get("gpus.confidence"),
+  std::string out = fmt::format("{}  ({} {} {}, {})   {}{}\n", GpuNameText(g.name, t), g.vendor, g.architecture, g.chip,
+                                g.compute_capability, report::Labelled(t, t.Get("gpus.confidence")),
                                 t.Has("gpus.confidence." + g.confidence) ? t.Get("gpus.confidence." + g.confidence) : g.confidence);
 
   // Memory.

@@ -95,7 +95,7 @@ std::string RenderTopoFindings(const std::vector<TopoFinding>& findings, const r
   if (findings.empty()) out += "  " + t.Get("topology.no_findings") + "\n";
   for (const auto& f : findings) {
     std::string base = "topology.finding." + f.id;
-    out += fmt::format("  [{}] {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), t.Get(base + ".title"),
+    out += fmt::format("  [{}] {}{}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), report::Labelled(t, t.Get(base + ".title")),
                        Format(t, f.EvidenceKey(), f.args));
     out += "      " + Format(t, base + ".explain", f.args) + "\n";
     out += "      -> " + Format(t, base + ".next", f.args) + "\n";

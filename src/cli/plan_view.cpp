@@ -57,15 +57,15 @@ std::string CatalogMatchText(const PlanReport& r, const report::Texts& t) {
   const model::CatalogMatch& m = *r.catalog_match;
   std::string differences;
   for (const auto& d : m.details) differences += (differences.empty() ? "" : "; ") + DifferenceText(d, t);
-  std::string out = "  " + t.Get("common.note") + ": " +
+  std::string out = "  " + report::Labelled(t, t.Get("common.note")) +
                     Tr(t, "plan.catalog.variant", fmt::arg("requested", m.requested), fmt::arg("entry", m.entry->id),
                        fmt::arg("differences", differences)) + "\n";
   if (m.quantised) {
-    out += "  " + t.Get("plan.warning") + ": " + Tr(t, "plan.catalog.warn.quant", fmt::arg("requested", m.requested)) + "\n";
+    out += "  " + report::Labelled(t, t.Get("plan.warning")) + Tr(t, "plan.catalog.warn.quant", fmt::arg("requested", m.requested)) + "\n";
   }
   const bool dated = std::any_of(m.details.begin(), m.details.end(),
                                  [](const auto& d) { return d.kind == model::CatalogDifference::Kind::kDate; });
-  if (dated) out += "  " + t.Get("plan.warning") + ": " + Tr(t, "plan.catalog.warn.date", fmt::arg("requested", m.requested)) + "\n";
+  if (dated) out += "  " + report::Labelled(t, t.Get("plan.warning")) + Tr(t, "plan.catalog.warn.date", fmt::arg("requested", m.requested)) + "\n";
   return out;
 }
 
@@ -104,7 +104,7 @@ std::string RenderModel(const PlanReport& r, const report::Texts& t) {
   out += "  " + Tr(t, "plan.shape", fmt::arg("layers", s.num_layers), fmt::arg("hidden", s.hidden_size),
                    fmt::arg("heads", s.num_heads), fmt::arg("kv", s.num_kv_heads), fmt::arg("d", s.head_dim),
                    fmt::arg("vocab", s.vocab_size)) + "\n";
-  if (!s.assumed_reference.empty()) out += "  " + t.Get("common.note") + ": " + AssumedShapeText(t, s) + "\n";
+  if (!s.assumed_reference.empty()) out += "  " + report::Labelled(t, t.Get("common.note")) + AssumedShapeText(t, s) + "\n";
   if (p.mtp > 0) {
     out += "  " + Tr(t, "plan.params_mtp", fmt::arg("mtp", core::FormatInteger(static_cast<std::uint64_t>(p.mtp))),
                      fmt::arg("stored", core::FormatInteger(static_cast<std::uint64_t>(p.checkpoint_total)))) + "\n";
@@ -115,7 +115,7 @@ std::string RenderModel(const PlanReport& r, const report::Texts& t) {
   }
   for (const auto& note : s.notes) {
     if (note.id == "mtp_stored") continue;  // the MTP line above says it
-    out += "  " + t.Get(IsInformationNote(note) ? "common.note" : "plan.warning") + ": " + NoteText(t, note) + "\n";
+    out += "  " + report::Labelled(t, t.Get(IsInformationNote(note) ? "common.note" : "plan.warning")) + NoteText(t, note) + "\n";
   }
   if (r.checkpoint) {
     const auto& c = *r.checkpoint;
@@ -151,7 +151,7 @@ std::string RenderMemory(const PlanReport& r, const report::Texts& t) {
                    fmt::arg("kv", model::DTypeName(j.kv_dtype)), fmt::arg("batch", j.batch), fmt::arg("seq", j.seq),
                    fmt::arg("tp", j.tensor_parallel)) + "\n";
   if (r.dtype_fp16_for_gpu) {
-    out += "  " + t.Get("common.note") + ": " + Tr(t, "plan.dtype_fp16_for_gpu", fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
+    out += "  " + report::Labelled(t, t.Get("common.note")) + Tr(t, "plan.dtype_fp16_for_gpu", fmt::arg("gpu", GpuNameText(r.gpu->name, t)),
                                                    fmt::arg("cc", r.gpu->compute_capability)) + "\n";
   }
 

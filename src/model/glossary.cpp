@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -75,7 +76,19 @@ size_t Words(std::string_view text) {
 std::string GlossaryKey(std::string_view text) {
   std::string key;
   key.reserve(text.size());
-  for (char c : text) {
+  // Full-width punctuation (zh writes （）：，；) folds to its ASCII form: a name typed either way
+  // is the same name.
+  static constexpr std::string_view kFullWidth[] = {"\xEF\xBC\x88", "\xEF\xBC\x89", "\xEF\xBC\x9A", "\xEF\xBC\x8C", "\xEF\xBC\x9B"};
+  static constexpr char kAscii[] = {'(', ')', ':', ',', ';'};
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    for (size_t f = 0; f < std::size(kFullWidth); ++f) {
+      if (text.substr(i, kFullWidth[f].size()) == kFullWidth[f]) {
+        c = kAscii[f];
+        i += kFullWidth[f].size() - 1;
+        break;
+      }
+    }
     auto u = static_cast<unsigned char>(c);
     if (std::isspace(u) || c == '-' || c == '_') continue;
     key.push_back(static_cast<char>(std::tolower(u)));

@@ -119,8 +119,8 @@ std::string RenderAssessment(const telemetry::Assessment& a, const Texts& t) {
   // The capture's age is said with the first finding; the others are of the same capture.
   bool age_said = false;
   for (const auto& f : a.findings) {
-    out += fmt::format("  [{}] GPU {} · {}: {}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu,
-                       FindingTitle(f.id, t), FindingEvidence(f, t, !age_said));
+    out += fmt::format("  [{}] GPU {} · {}{}\n", t.Get("common.severity." + telemetry::SeverityName(f.severity)), f.gpu,
+                       Labelled(t, FindingTitle(f.id, t)), FindingEvidence(f, t, !age_said));
     age_said = age_said || std::any_of(f.notes.begin(), f.notes.end(),
                                        [](const std::string& n) { return n.rfind("capture_age", 0) == 0; });
     std::string facts;

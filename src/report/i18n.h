@@ -64,4 +64,10 @@ std::string Tr(const Texts& texts, const std::string& key, Args&&... args) {
   }
 }
 
+/// "label: " in English, "label：" in Chinese: a label of ours before its value (text
+/// common.label_colon), so a zh line never carries an ASCII colon after Chinese.
+inline std::string Labelled(const Texts& texts, const std::string& label) {
+  return Tr(texts, "common.label_colon", fmt::arg("label", label));
+}
+
 }  // namespace gpuprobe::report

@@ -165,16 +165,16 @@ TEST(ZhTextsTest, CommonErrorsAreTranslatedAndKeepTheirEnglishMessage) {
 
 TEST(ZhTextsTest, AnErrnoReasonIsTranslatedInsideItsMessage) {
   core::Status status = core::StatusFromErrnoKeyed("cannot read 'x'", ENOENT, "error.file.cannot_read", {{"path", "x"}});
-  EXPECT_EQ(report::StatusMessage(status, Zh()), "无法读取 'x':文件或目录不存在");
+  EXPECT_EQ(report::StatusMessage(status, Zh()), "无法读取 'x'：文件或目录不存在");
   EXPECT_EQ(report::StatusMessage(status, En()), "cannot read 'x': No such file or directory");
   core::Status odd = core::StatusFromErrnoKeyed("writing 'y'", ENOTSUP, "error.write.failed", {{"path", "y"}});
-  EXPECT_EQ(report::StatusMessage(odd, Zh()), "无法写入 'y':系统错误 " + std::to_string(ENOTSUP));
+  EXPECT_EQ(report::StatusMessage(odd, Zh()), "无法写入 'y'：系统错误 " + std::to_string(ENOTSUP));
 }
 
 TEST(ZhTextsTest, ContextsStayInFrontOfATranslatedMessage) {
   core::Status status = core::ParseCount("seven").status().WithContext("--params");
   EXPECT_EQ(status.message(), "--params: 'seven' is not a number (examples: 7B, 350M, 1.5T)");
-  EXPECT_EQ(report::StatusMessage(status, Zh()), "--params:'seven' 不是数字(例如 7B、350M、1.5T)");
+  EXPECT_EQ(report::StatusMessage(status, Zh()), "--params:'seven' 不是数字（例如 7B、350M、1.5T）");
 }
 
 TEST(ZhTextsTest, CountsReadAsChineseMagnitudes) {

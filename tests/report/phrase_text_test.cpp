@@ -142,12 +142,12 @@ TEST(PhraseText, AGpuNamesNoteReadsInChinese) {
   auto en = *report::Texts::Load(report::Language::kEn);
   auto zh = *report::Texts::Load(report::Language::kZh);
   EXPECT_EQ(GpuNameText("B200 (HGX, per GPU)", en), "B200 (HGX, per GPU)");  // English keeps the name as is
-  EXPECT_EQ(GpuNameText("B200 (HGX, per GPU)", zh), "B200(HGX,按单块 GPU 计)");
-  EXPECT_EQ(GpuNameText("GH200 Grace Hopper Superchip (96GB HBM3)", zh), "GH200 Grace Hopper Superchip(96GB HBM3)");
+  EXPECT_EQ(GpuNameText("B200 (HGX, per GPU)", zh), "B200（HGX，按单块 GPU 计）");
+  EXPECT_EQ(GpuNameText("GH200 Grace Hopper Superchip (96GB HBM3)", zh), "GH200 Grace Hopper Superchip（96GB HBM3）");
   EXPECT_EQ(GpuNameText("Some GPU (an unknown note)", zh), "Some GPU (\"an unknown note\")");
   EXPECT_EQ(GpuNameText("H200 SXM 141GB", zh), "H200 SXM 141GB");  // no note: never quoted
   model::Phrase p = model::Say("advise.verdict.move_to_gpu").GpuName("gpu", "GB200 (per B200 GPU in Grace Blackwell superchip)");
-  EXPECT_EQ(FormatArg(zh, p.args.front()), "GB200(Grace Blackwell 超级芯片中的每块 B200 GPU)");
+  EXPECT_EQ(FormatArg(zh, p.args.front()), "GB200（Grace Blackwell 超级芯片中的每块 B200 GPU）");
 }
 
 }  // namespace
