@@ -200,6 +200,13 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
   bool explained = !result.analysis.hits.empty() || !result.analysis.readings.empty();
   // A short phrase that is no error but holds a term's name ("100% GPU util") is that term.
   if (!explained && !result.log && !o.error_only) {
+    // A finding's title as inspect prints it ("GPU waiting on the host"), in either language:
+    // the whole text is the title, so it comes before a term whose name is only inside it
+    // ("显存修复等待重置后生效" names 显存).
+    if (auto finding = FindingTitled(text)) {
+      ctx.out << (json ? report::RenderJson(FindingNameToJson(text, *finding, ctx.texts)) : RenderFindingName(text, *finding, ctx.texts));
+      return core::ExitCode::kOk;
+    }
     const model::GlossaryTerm* term = (*glossary)->NamedIn(text);
     // A question in words about a term is answered with that term, in every language.
     if (term == nullptr && IsQuestion(text)) {
@@ -209,11 +216,6 @@ core::Result<core::ExitCode> RunExplain(VerbContext& ctx, const ExplainOptions& 
     if (term != nullptr) {
       TermAnswer answer{text, term, {}, {}};
       ctx.out << (json ? report::RenderJson(TermToJson(answer, **glossary, ctx.texts)) : RenderTerm(answer, **glossary, ctx.texts));
-      return core::ExitCode::kOk;
-    }
-    // A finding's title as inspect prints it ("GPU waiting on the host"), in either language.
-    if (auto finding = FindingTitled(text)) {
-      ctx.out << (json ? report::RenderJson(FindingNameToJson(text, *finding, ctx.texts)) : RenderFindingName(text, *finding, ctx.texts));
       return core::ExitCode::kOk;
     }
     // A GPU's name ("H100", "GH200"): what the spec database says and where the rest is. Only a

@@ -4,6 +4,7 @@
 
 #include "cli/explain_view.h"
 #include "core/strings.h"
+#include "model/glossary.h"
 #include "report/finding_view.h"
 #include "report/json_document.h"
 #include "telemetry/findings.h"
@@ -13,7 +14,9 @@ namespace {
 
 using report::Tr;
 
-std::string Normal(std::string_view text) { return core::Lower(core::Trim(text)); }
+// Case, spaces, dashes and full-width marks do not matter: a title pasted from a zh screen
+// with （） or typed with ( ) is the same title (the glossary folds names the same way).
+std::string Normal(std::string_view text) { return model::GlossaryKey(text); }
 
 // A spec figure as the screens print it; "-" when the database does not know it.
 std::string Figure(const model::SpecFigure& f, const char* unit) {
