@@ -1,5 +1,7 @@
 #include "app/inspect_state.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -99,6 +101,18 @@ nlohmann::json GpusJson(const std::vector<telemetry::Snapshot>& gpus) {
   return out;
 }
 
+int DistinctGpus(const GpuReading& reading) {
+  std::set<std::string> seen;
+  for (const auto& set : reading.sets) {
+    for (const auto& g : set.gpus) {
+      seen.insert(!g.uuid.empty() ? "uuid:" + g.uuid
+                  : !g.pci_bus_id.empty() ? "pci:" + g.pci_bus_id
+                                          : "index:" + std::to_string(g.index.value_or(-1)));
+    }
+  }
+  return static_cast<int>(seen.size());
+}
+
 nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& texts, std::int64_t now_s,
                                std::vector<telemetry::Finding>* findings_all) {
   nlohmann::json doc = report::MakeDocument("inspect");
@@ -109,9 +123,7 @@ nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& t
   doc["gpus"] = nlohmann::json::array();
   doc["states"] = nlohmann::json::array();
   std::vector<telemetry::NotJudged> not_judged_all;
-  int gpu_count = 0;
   for (const auto& set : reading.sets) {
-    gpu_count += static_cast<int>(set.gpus.size());
     auto assessment = AssessReading(set.gpus, date);
     findings_all->insert(findings_all->end(), assessment.findings.begin(), assessment.findings.end());
     not_judged_all.insert(not_judged_all.end(), assessment.not_judged.begin(), assessment.not_judged.end());
@@ -120,7 +132,7 @@ nlohmann::json InspectDocument(const GpuReading& reading, const report::Texts& t
                              {"not_judged", report::NotJudgedJson(assessment.not_judged)}});
     for (auto& g : GpusJson(set.gpus)) doc["gpus"].push_back(std::move(g));
   }
-  doc["verdict"] = report::HealthVerdictJson(telemetry::JudgeHealth(*findings_all, gpu_count), texts, date.has_value());
+  doc["verdict"] = report::HealthVerdictJson(telemetry::JudgeHealth(*findings_all, DistinctGpus(reading)), texts, date.has_value());
   doc["findings"] = report::FindingsJson(*findings_all, texts);
   doc["not_judged"] = report::NotJudgedJson(not_judged_all);
   return doc;

@@ -54,6 +54,10 @@ std::optional<CaptureDate> CaptureDateOf(const GpuReading& reading, std::int64_t
 /// telemetry::Assess of `gpus`; every finding of a capture older than a day says so (notes
 /// "finding.note.capture_age" / "capture_age_one", argument capture_days): what it judges is
 /// the state then, not now.
+/// The GPUs a reading holds, each once: a capture that shows one GPU twice (idle, then under
+/// load) is of one GPU. Keyed by UUID, else PCI bus id, else index.
+int DistinctGpus(const GpuReading& reading);
+
 telemetry::Assessment AssessReading(const std::vector<telemetry::Snapshot>& gpus, const std::optional<CaptureDate>& date);
 
 /// {"timestamp", "epoch_s", "age_days", "ahead_of_clock"} of `date`; null without one.

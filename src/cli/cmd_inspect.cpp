@@ -228,13 +228,11 @@ core::Result<core::ExitCode> RunInspect(VerbContext& ctx, const InspectOptions& 
     if (date) out += CapturedLine(*date, ctx.texts) + "\n";
     // The verdict comes first, so it is judged before anything is drawn.
     std::vector<telemetry::Assessment> assessments;
-    int gpu_count = 0;
     for (const auto& set : reading->sets) {
       assessments.push_back(app::AssessReading(set.gpus, date));
       findings_all.insert(findings_all.end(), assessments.back().findings.begin(), assessments.back().findings.end());
-      gpu_count += static_cast<int>(set.gpus.size());
     }
-    out += report::RenderHealthVerdict(telemetry::JudgeHealth(findings_all, gpu_count), ctx.texts, date.has_value()) + "\n";
+    out += report::RenderHealthVerdict(telemetry::JudgeHealth(findings_all, app::DistinctGpus(*reading)), ctx.texts, date.has_value()) + "\n";
     for (size_t i = 0; i < reading->sets.size(); ++i) {
       const auto& set = reading->sets[i];
       out += "\n";
