@@ -48,11 +48,32 @@ constexpr size_t kMaxCandidates = 24;
 // Sets of atoms whose candidate rules a thread remembers (a log repeats a few dozen).
 constexpr size_t kMaxRememberedAtomSets = 256;
 
+// "CUSOLVER_STATUS_INTERNAL_ERROR" -> "internal error", "CUFFT_INVALID_PLAN" -> "invalid plan":
+// the words after the API's prefix (up to STATUS_/ERROR_, or the first underscore).
+std::string EnumeratorWords(const std::string& name) {
+  size_t cut = std::string::npos;
+  for (std::string_view marker : {"_STATUS_", "_ERROR_"}) {
+    size_t at = name.find(marker);
+    if (at != std::string::npos) {
+      cut = at + marker.size();
+      break;
+    }
+  }
+  if (cut == std::string::npos) {
+    size_t underscore = name.find('_');
+    if (underscore == std::string::npos) return {};
+    cut = underscore + 1;
+  }
+  std::string words = Lower(name.substr(cut));
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return words;
+}
+
 }  // namespace
 
 bool NamesGpu(std::string_view text) {
   static const RE2 kGpuWords(
-      R"((?i)\b(?:cuda\w*|gpus?|nvidia\w*|nvml\w*|nccl\w*|cudnn\w*|cublas\w*|cusolver\w*|cusparse\w*|cufft\w*|curand\w*|nvrtc\w*|nvrm|xid|tensorrt|ptxas|nvcc|vram|cupy\w*)\b)");
+      R"((?i)\b(?:cuda\w*|gpus?|nvidia\w*|nvml\w*|nccl\w*|cudnn\w*|cublas\w*|cusolver\w*|cusparse\w*|cufft\w*|curand\w*|nvrtc\w*|nvrm|xid|tensorrt|ptxas|nvcc|vram|cupy\w*|hip|rocm\w*|amdgpu)\b)");
   return RE2::PartialMatch(text, kGpuWords);
 }
 
@@ -129,7 +150,7 @@ core::Status ErrorMatcher::Compile() {
   }
   const std::string names =
       R"(\b(cudaError[a-z]\w*|CUDA_ERROR_\w+|ERROR_[A-Z_]{4,}|CUBLAS_STATUS_\w+|CUFFT_\w+|CUSOLVER_STATUS_\w+|)"
-      R"(CUSPARSE_STATUS_\w+|NVRTC_ERROR_\w+|CUDNN_STATUS_\w+|NVML_ERROR_\w+|NVMLError_\w+|CURAND_STATUS_\w+|NVJITLINK_ERROR_\w+|NVVM_ERROR_\w+|)"
+      R"(CUSPARSE_STATUS_\w+|NVRTC_ERROR_\w+|CUDNN_STATUS_\w+|NVML_ERROR_\w+|NVML_[A-Z_]{4,}|NVMLError_\w+|CURAND_STATUS_\w+|NVJITLINK_ERROR_\w+|NVVM_ERROR_\w+|)"
       R"(nccl[a-z]+(?:error|argument|usage|progress))\b)";
   names_ = std::make_unique<RE2>(names, CaseInsensitive());
   GPUPROBE_RETURN_IF_ERROR(add(names, {Rule::Kind::kName}));
@@ -150,8 +171,12 @@ core::Status ErrorMatcher::Compile() {
   // "unspecified launch failure in prior launch" over its prefix.
   std::map<std::string, std::vector<const StatusCode*>> by_message;
   for (const auto& s : statuses_.statuses()) {
-    if (s.message.empty() || s.api == kApiCudaRuntimeLegacy || s.api == kApiCudaDriver) continue;
-    std::string message = Lower(NormalizeMessage(s.message));
+    if (s.api == kApiCudaRuntimeLegacy || s.api == kApiCudaDriver) continue;
+    // A library without an error-string function (cuSOLVER, cuFFT, cuRAND) is quoted by its
+    // callers in the enumerator's own words: "cuSolver internal error" is
+    // CUSOLVER_STATUS_INTERNAL_ERROR. Such words count only beside the library's name, as every
+    // library message does (FindMessages).
+    std::string message = s.message.empty() ? EnumeratorWords(s.name) : Lower(NormalizeMessage(s.message));
     if (message.size() < 6) continue;
     by_message[message].push_back(&s);
   }

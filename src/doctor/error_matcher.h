@@ -68,7 +68,7 @@ struct Finding {
   std::optional<HostError> host;
 };
 
-/// Whether `text` names something of the GPU stack (CUDA, a GPU, NVIDIA, NCCL, cuDNN, Xid,
+/// Whether `text` names something of the GPU stack (CUDA, a GPU, NVIDIA, NCCL, cuDNN, Xid, ROCm/HIP,
 /// ...): entries that describe ordinary host errors do not hold on such text.
 bool NamesGpu(std::string_view text);
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "core/strings.h"
 #include "doctor/error_matcher_internal.h"
 #include "doctor/matcher_context.h"
 
@@ -55,6 +56,9 @@ void ErrorMatcher::FindNames(std::string_view text, std::vector<Finding>& out) c
     } else if (token.rfind("ERROR_", 0) == 0 && HasContext(text, "nvml")) {
       // Go's NVML bindings print the status without its NVML_ prefix (ERROR_LIBRARY_NOT_FOUND).
       s = statuses_.FindName("NVML_" + token);
+    } else if (token.size() > 5 && core::Lower(token.substr(0, 5)) == "nvml_" && core::Lower(token).rfind("nvml_error_", 0) != 0) {
+      // Others drop the ERROR_ in the middle (NVML_DRIVER_NOT_LOADED).
+      s = statuses_.FindName("NVML_ERROR_" + token.substr(5));
     }
     if (s == nullptr) s = statuses_.FindName(token);
     if (s != nullptr) out.push_back(ForStatus(*s, Evidence::kStatusName));

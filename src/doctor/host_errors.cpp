@@ -44,7 +44,7 @@ core::Result<std::unique_ptr<HostErrorTable>> HostErrorTable::Parse(std::string_
   }
   // The grammars, not the names: a number where errno goes, an E-name as a word, and a line
   // that starts with an exception class (dotted module path allowed) and a colon or its end.
-  table->errno_number_ = std::make_unique<re2::RE2>(R"((?i)(?:\[errno\s*|\berrno\s*[=:]?\s*|\berror\s+code\s+)(\d{1,3})\b)");
+  table->errno_number_ = std::make_unique<re2::RE2>(R"((?i)(?:\[errno\s*|\berrno\s*[=:]?\s*|\berror\s+code\s+|\(os error\s+)(\d{1,3})\b)");
   table->errno_name_ = std::make_unique<re2::RE2>(R"(\b(E[A-Z0-9]{2,14})\b)");
   table->python_line_ = std::make_unique<re2::RE2>(R"((?m)^\s*(?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z]*(?:Error|Exception|Exit|Interrupt|Iteration|Group))(?::|\s*$))");
   for (const auto* re : {table->errno_number_.get(), table->errno_name_.get(), table->python_line_.get()}) {
@@ -84,6 +84,15 @@ const PythonException* HostErrorTable::PythonByName(std::string_view name) const
   return nullptr;
 }
 
+bool HostErrorTable::DerivesFrom(const PythonException& exception, std::string_view ancestor) const {
+  const PythonException* p = &exception;
+  for (int depth = 0; p != nullptr && depth < 16; ++depth) {  // the hierarchy is a few levels deep
+    if (p->name == ancestor) return true;
+    p = p->base.empty() ? nullptr : PythonByName(p->base);
+  }
+  return false;
+}
+
 std::optional<HostError> HostErrorTable::Find(std::string_view text) const {
   HostError found;
   std::optional<size_t> os_at, python_at;
@@ -116,6 +125,7 @@ std::optional<HostError> HostErrorTable::Find(std::string_view text) const {
     }
   }
   if (found.os == nullptr && found.python == nullptr) return std::nullopt;
+  found.python_carries_errno = found.python != nullptr && DerivesFrom(*found.python, "OSError");
   found.offset = found.OsLeads() ? *os_at : *python_at;
   return found;
 }

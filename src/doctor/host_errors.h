@@ -45,9 +45,13 @@ struct HostError {
   /// The errno was found only by glibc's message ("No such file or directory"), not by its
   /// number or name: a Python exception on the same text is then the better headline.
   bool os_by_message = false;
+  /// The Python exception is OSError or one of its subclasses: it carries the errno, which is
+  /// then the headline even when only its message was seen ("ConnectionError: ... Connection
+  /// reset by peer" is ECONNRESET).
+  bool python_carries_errno = false;
   size_t offset = 0;  ///< where in the text the headline's evidence is
   /// The headline: the errno, unless only its message was seen beside a Python exception.
-  bool OsLeads() const { return os != nullptr && (python == nullptr || !os_by_message); }
+  bool OsLeads() const { return os != nullptr && (python == nullptr || !os_by_message || python_carries_errno); }
 };
 
 class HostErrorTable {
@@ -57,7 +61,7 @@ class HostErrorTable {
   ~HostErrorTable();
 
   /// The errno and the Python exception `text` reports, read by their grammar: "[Errno N]",
-  /// "errno N", "errno=N", an E-name as a word (EMFILE), glibc's message of 16 characters
+  /// "errno N", "errno=N", Rust's "(os error N)", an E-name as a word (EMFILE), glibc's message of 16 characters
   /// or more ("Too many open files"); a line "[module.]NameError: ..." or a Python
   /// traceback's last line naming a built-in exception. nullopt when neither is there.
   std::optional<HostError> Find(std::string_view text) const;
@@ -65,6 +69,8 @@ class HostErrorTable {
   const OsError* ErrnoByNumber(int number) const;
   const OsError* ErrnoByName(std::string_view name) const;
   const PythonException* PythonByName(std::string_view name) const;
+  /// Whether the exception is `ancestor` or derives from it (through the table's bases).
+  bool DerivesFrom(const PythonException& exception, std::string_view ancestor) const;
   const std::vector<OsError>& errnos() const { return errnos_; }
   const std::vector<PythonException>& python_exceptions() const { return python_; }
 

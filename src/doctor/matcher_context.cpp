@@ -96,6 +96,7 @@ const PositionSpec kPositions[] = {
     {R"(\bruntime error\s*\((\d{1,5})\))", "cuda", false},                              // "Runtime Error(801)"
     {R"((?-i:\bcu[A-Z][A-Za-z]*)(?:\(\))?\s+returned\s+(\d{1,5})\b)", "cuda_driver", false},  // "cuInit() returned 100"
     {R"(\bCUresult\s*[=:]?\s*(\d{1,5})\b)", "cuda_driver", false},
+    {R"(\bcudart init failure:\s*(\d{1,4})\b)", "cuda", false},                         // Ollama's runtime wrapper: "cudart init failure: 100"
     {R"(\b(?:cuda driver library|nvcuda)\b[^\n"]{0,60}?\s(\d{1,4})\b)", "cuda_driver", false},  // Ollama's driver wrapper: "failed to get device context 801"
     {R"(\bcublas (?:failure|error|status)\s*[#:(]?\s*(\d{1,3})\b)", "cublas", false},   // ORT, CNTK
     {R"(\((?:batch: \d+, )?m: \d+, n: \d+, k: \d+, error: (\d{1,3})\))", "cublas", false},  // a GEMM's shape and status (DeepSpeed)

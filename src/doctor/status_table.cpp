@@ -84,13 +84,34 @@ core::Result<StatusTable> StatusTable::Parse(std::string_view statuses_json, std
   return table;
 }
 
+core::Status StatusTable::AddMessages(std::string_view messages_json) {
+  json doc = json::parse(messages_json, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("messages") || !doc["messages"].is_object()) {
+    return core::Status::ParseError("status messages: not a JSON object with a 'messages' object");
+  }
+  for (const auto& [name, text] : doc["messages"].items()) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) return core::Status::ParseError(fmt::format("status messages: '{}' is not a known status", name));
+    if (!text.is_string()) return core::Status::ParseError(fmt::format("status messages: '{}' needs a string", name));
+    for (auto& s : statuses_) {
+      if (s.name == name && s.message.empty()) s.message = text.get<std::string>();
+    }
+  }
+  return core::Status::Ok();
+}
+
 core::Result<const StatusTable*> StatusTable::Embedded() {
   static const core::Result<StatusTable> kTable = []() -> core::Result<StatusTable> {
     auto statuses = core::EmbeddedFile("knowledge/cuda_statuses.json");
     if (!statuses.ok()) return statuses.status();
     auto legacy = core::EmbeddedFile("knowledge/cuda_legacy_numbers.json");
     if (!legacy.ok()) return legacy.status();
-    return Parse(*statuses, *legacy);
+    auto table = Parse(*statuses, *legacy);
+    if (!table.ok()) return table;
+    auto nvml = core::EmbeddedFile("knowledge/nvml_messages.json");
+    if (!nvml.ok()) return nvml.status();
+    GPUPROBE_RETURN_IF_ERROR(table->AddMessages(*nvml));
+    return table;
   }();
   if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "knowledge/cuda_statuses.json");
   return &kTable.value();

@@ -40,8 +40,12 @@ class StatusTable {
  public:
   /// Parses the generated table and the legacy numbering; ParseError naming the field.
   static core::Result<StatusTable> Parse(std::string_view statuses_json, std::string_view legacy_json);
-  /// The embedded tables.
+  /// The embedded tables (with data/knowledge/nvml_messages.json's printed messages).
   static core::Result<const StatusTable*> Embedded();
+  /// Gives the statuses named in `messages_json` ({"messages": {NAME: text}}) that have no
+  /// printed message that text: NVML's, which the generator cannot read without the driver
+  /// (tools/gen_nvml_messages.py). ParseError naming the field; an unknown name is an error.
+  core::Status AddMessages(std::string_view messages_json);
 
   /// The status named `name` (exact spelling first, then ignoring case, then with the driver's
   /// "CUDA_" prefix added: Julia prints "ERROR_ECC_UNCORRECTABLE"); nullptr when unknown.

@@ -59,7 +59,7 @@ size_t HexRun(std::string_view text, size_t at) {
   return i > at ? i : std::string_view::npos;
 }
 
-// The bracketed device, "(PCI:0000:3b:00)", "[0000:04:00.0]", "(01:00)", from `at` (blanks
+// The bracketed device, "(PCI:0000:3b:00)", "[0000:04:00.0]", "(01:00)" or redacted "(PCI:...)", from `at` (blanks
 // first allowed): the end of the group, or npos; `address` gets the address.
 size_t DeviceGroup(std::string_view text, size_t at, std::string_view* address) {
   size_t i = at;
@@ -68,6 +68,19 @@ size_t DeviceGroup(std::string_view text, size_t at, std::string_view* address) 
   ++i;
   while (i < text.size() && IsSpace(text[i])) ++i;
   if (WordAt(text, i, "pci:")) i += 4;
+  // A device its poster redacted ("(PCI:...)", "(PCI:xxxx:xx:xx)"): the group, no address.
+  size_t redacted = i;
+  while (redacted < text.size() && (text[redacted] == '.' || text[redacted] == 'x' || text[redacted] == 'X' ||
+                                    text[redacted] == '*' || text[redacted] == ':')) {
+    ++redacted;
+  }
+  size_t close = redacted;
+  while (close < text.size() && IsSpace(text[close])) ++close;
+  if (redacted > i && close < text.size() && (text[close] == ')' || text[close] == ']') &&
+      text.substr(i, redacted - i).find_first_not_of(":") != std::string_view::npos) {
+    *address = {};
+    return close + 1;
+  }
   const size_t begin = i;
   i = HexRun(text, i);
   if (i == std::string_view::npos) return i;
@@ -146,7 +159,7 @@ std::string_view NameValue(std::string_view after) { return after.substr(0, afte
 
 // The grammar, as one RE2 pattern would say it (the reader below is that pattern by hand, because
 // an Xid storm of a million lines is read at the speed of this function):
-//   (?i)\b(S?)XID\b(?:\s*[(\[]\s*(?:PCI:)?([0-9a-f]{1,8}(?::[0-9a-f]{1,8}){1,3}(?:\.[0-7])?)\s*[)\]])?
+//   (?i)\b(S?)XID\b(?:\s*[(\[]\s*(?:PCI:)?(?:([0-9a-f]{1,8}(?::[0-9a-f]{1,8}){1,3}(?:\.[0-7])?)|[.x*:]*[.x*][.x*:]*)\s*[)\]])?
 //   (?:\s|[:=#]|\berrors?\b|\bcode\b|\bevent\b)*\(?(\d{1,5})\b
 // that is "Xid", an optional bracketed device address (domain:bus:device, or bus:device from old
 // drivers), separators or the words error/code/event, then the number. The first place it

@@ -24,6 +24,29 @@ std::string First(std::string_view text) {
 }
 
 // Synthetic phrasings below, written for these tests (not copied from anywhere).
+// Generic by construction: a library without an error-string function is quoted in its
+// enumerator's words, only beside its name; NVML's messages come from NVIDIA's Python binding;
+// NVML names lose their ERROR_ in some tools; an Xid keeps its number when the device is redacted.
+TEST(ErrorMatcher, StatusesReadFromTheirOwnNamesAndMessages) {
+  Analysis solver = Analyze(M(), "XlaRuntimeError: INTERNAL: cuSolver internal error", AnalysisMode::kPaste);
+  ASSERT_FALSE(solver.hits.empty());
+  ASSERT_NE(solver.hits.front().finding.status, nullptr);
+  EXPECT_EQ(solver.hits.front().finding.status->name, "CUSOLVER_STATUS_INTERNAL_ERROR");
+  EXPECT_EQ(First("internal error"), "(nothing)");  // the words alone name no library
+  Analysis nvml = Analyze(M(), "Failed to initialize NVML: Unknown Error", AnalysisMode::kPaste);
+  ASSERT_FALSE(nvml.hits.empty());
+  ASSERT_NE(nvml.hits.front().finding.status, nullptr);
+  EXPECT_EQ(nvml.hits.front().finding.status->name, "NVML_ERROR_UNKNOWN");
+  Analysis dropped = Analyze(M(), "ABORT: CUDA NVML library initialization failed: NVML_DRIVER_NOT_LOADED", AnalysisMode::kPaste);
+  ASSERT_FALSE(dropped.hits.empty());
+  ASSERT_NE(dropped.hits.front().finding.status, nullptr);
+  EXPECT_EQ(dropped.hits.front().finding.status->name, "NVML_ERROR_DRIVER_NOT_LOADED");
+  Analysis xid = Analyze(M(), "kernel: NVRM: Xid (PCI:...): 79, GPU has fallen off the bus.", AnalysisMode::kPaste);
+  ASSERT_FALSE(xid.hits.empty());
+  ASSERT_TRUE(xid.hits.front().finding.xid.has_value());
+  EXPECT_EQ(xid.hits.front().finding.xid->number, 79);
+}
+
 TEST(ErrorMatcher, NameNumberAndDriverNameLandOnTheSameEntry) {
   for (const char* q : {"700", "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "cudaerrorillegaladdress",
                         "error 700", "CUDA error 700 at kernel.cu:12", "RuntimeError: CUDA error: an illegal memory access was encountered"}) {

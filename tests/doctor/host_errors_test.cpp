@@ -39,6 +39,15 @@ TEST(HostErrors, ReadsTheErrnoByItsGrammar) {
   EXPECT_FALSE(Table().Find("ERROR EXIT ENGINE"));
 }
 
+TEST(HostErrors, RustsOsErrorAndAPythonOsErrorCarryTheErrno) {
+  EXPECT_EQ(Table().Find("Unable to create temporary file: Read-only file system (os error 30)")->os->name, "EROFS");
+  auto reset = Table().Find("ConnectionError: ('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))");
+  ASSERT_TRUE(reset);
+  EXPECT_TRUE(reset->python_carries_errno);  // ConnectionError derives from OSError
+  EXPECT_TRUE(reset->OsLeads());
+  EXPECT_EQ(reset->os->name, "ECONNRESET");
+}
+
 TEST(HostErrors, AMessageAloneYieldsToThePythonException) {
   auto h = Table().Find("Traceback (most recent call last):\n  File \"x.py\", line 1\nImportError: libGL.so.1: cannot open shared object file: No such file or directory\n");
   ASSERT_TRUE(h);

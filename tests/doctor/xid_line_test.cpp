@@ -28,7 +28,7 @@ std::optional<XidEvent> ReferenceXid(std::string_view line) {
     return o;
   }();
   static const RE2 kXid(
-      R"((?i)\b(S?)XID\b(?:\s*[(\[]\s*(?:PCI:)?([0-9a-f]{1,8}(?::[0-9a-f]{1,8}){1,3}(?:\.[0-7])?)\s*[)\]])?)"
+      R"((?i)\b(S?)XID\b(?:\s*[(\[]\s*(?:PCI:)?(?:([0-9a-f]{1,8}(?::[0-9a-f]{1,8}){1,3}(?:\.[0-7])?)|[.x*:]*[.x*][.x*:]*)\s*[)\]])?)"
       R"((?:\s|[:=#]|\berrors?\b|\bcode\b|\bevent\b)*\(?(\d{1,5})\b)", kBytes);
   static const RE2 kPid(R"(\bpid=['"]?([^,'"\s]+))", kBytes);
   static const RE2 kName(R"(\bname=([^,]+))", kBytes);
