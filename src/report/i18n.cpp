@@ -107,6 +107,45 @@ const std::string& Texts::Get(const std::string& key) const {
 
 bool Texts::Has(const std::string& key) const { return primary_.count(key) > 0 || fallback_.count(key) > 0; }
 
+namespace {
+
+// The code point starting at `i` (UTF-8) and its length; a stray byte reads as itself.
+std::pair<char32_t, size_t> CodePointAt(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) return {b, 1};
+  size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (i + n > s.size()) return {b, 1};
+  char32_t cp = n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : n == 4 ? (b & 0x07) : b;
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return {cp, n};
+}
+
+bool Ideograph(char32_t c) { return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF); }
+bool LatinOrDigit(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+}  // namespace
+
+std::string ZhSpacing(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  char32_t previous = 0;  // the last code point written
+  for (size_t i = 0; i < text.size();) {
+    auto [c, n] = CodePointAt(text, i);
+    if (c == ' ' && Ideograph(previous) && i + 1 < text.size() && text[i + 1] != ' ') {
+      auto next = CodePointAt(text, i + 1).first;
+      if (Ideograph(next)) {  // "亿 次" -> "亿次"
+        i += 1;
+        continue;
+      }
+    }
+    if ((Ideograph(previous) && LatinOrDigit(c)) || (LatinOrDigit(previous) && Ideograph(c))) out.push_back(' ');
+    out.append(text.substr(i, n));
+    previous = c;
+    i += n;
+  }
+  return out;
+}
+
 std::string QuotedValue(const std::string& value, const Texts& texts) {
   return Tr(texts, "inspect.quoted", fmt::arg("value", value));
 }

@@ -52,13 +52,21 @@ class Texts {
 /// name): as written, inside quotes in Chinese (it is data, not a sentence of ours).
 std::string QuotedValue(const std::string& value, const Texts& texts);
 
+/// Chinese spacing of a formatted zh line (docs/glossary-zh.md): no space between two Chinese
+/// characters ("1374 亿 次运算" -> "1374 亿次运算", a count's unit and the word after it), one
+/// space between a Chinese character and a Latin letter or digit that a value glued to it
+/// ("token最便宜" -> "token 最便宜"). Runs of two or more spaces (column gaps) are kept.
+std::string ZhSpacing(std::string_view text);
+
 /// Formats text `key` with named fmt arguments; a broken translation falls back to the raw
 /// text (a test renders every text with its placeholders, so this is never seen in practice).
+/// A zh text's values are spaced as Chinese is (ZhSpacing).
 template <typename... Args>
 std::string Tr(const Texts& texts, const std::string& key, Args&&... args) {
   const std::string& pattern = texts.Get(key);
   try {
-    return fmt::format(fmt::runtime(pattern), std::forward<Args>(args)...);
+    std::string out = fmt::format(fmt::runtime(pattern), std::forward<Args>(args)...);
+    return texts.language() == Language::kZh ? ZhSpacing(out) : out;
   } catch (const fmt::format_error&) {
     return pattern;
   }
