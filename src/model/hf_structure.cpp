@@ -43,7 +43,9 @@ void CollectKeys(const std::string& expr, std::set<std::string>& out) {
 
 // What one set of tensors (a kind of a part, or the top-level list) adds up to.
 struct Totals {
-  double params = 0, buffers = 0, routed = 0;
+  // `vectors`: 1-D parameters outside the norms and routers (biases, attention sinks), which
+  // quantisers keep in 16 bits beside the matrices they quantise.
+  double params = 0, buffers = 0, routed = 0, vectors = 0;
   std::int64_t tensors = 0;
   std::map<std::string, double> by_role, by_tower, language_by_role;
 };
@@ -117,6 +119,15 @@ class Counter {
       std::string role = Str(t, "role", "other");
       out.params += elements;
       out.by_role[role] += elements;
+      // A bias is a bias by its name also when stacked per expert ([experts, out]: gpt-oss).
+      const auto shape_it = t.find("shape");
+      const std::string tensor_name = Str(t, "name");
+      auto ends = [&](const char* tail) {
+        const size_t n = std::char_traits<char>::length(tail);
+        return tensor_name.size() >= n && tensor_name.compare(tensor_name.size() - n, n, tail) == 0;
+      };
+      const bool vector = (shape_it != t.end() && shape_it->is_array() && shape_it->size() <= 1) || ends("bias") || ends("sinks");
+      if (vector && role != "norm" && role != "router" && role != "embedding") out.vectors += elements;
       std::string in_tower = Str(t, "tower", tower);
       out.by_tower[in_tower] += elements;
       if (in_tower == "language_model") out.language_by_role[role] += elements;
@@ -206,12 +217,14 @@ Result<std::string> LayerKind(const json& rule, std::int64_t i, std::int64_t n, 
   };
   if (r == "all") return Str(rule, "kind", "all");
   if (r == "list") {
+    // "cycle": the list is a pattern repeated over the layers (recurrent_gemma's block_types).
+    const bool cycle = rule.value("cycle", false);
     const json* v = values.Find(key);
-    if (v == nullptr || !v->is_array() || static_cast<std::int64_t>(v->size()) < n) {
+    if (v == nullptr || !v->is_array() || v->empty() || (!cycle && static_cast<std::int64_t>(v->size()) < n)) {
       return Status::InvalidArgument(fmt::format("'{}' must list a kind for each of the {} layers", key, n))
           .WithKeys("error.hf.kind_list", {{"key", key}, {"layers", std::to_string(n)}});
     }
-    return mapped(ListKey((*v)[static_cast<size_t>(i)]));
+    return mapped(ListKey((*v)[static_cast<size_t>(i) % v->size()]));
   }
   if (r == "string") {
     const json* v = values.Find(key);
@@ -237,7 +250,19 @@ Result<std::string> LayerKind(const json& rule, std::int64_t i, std::int64_t n, 
     auto o = RuleInt(rule, "offset", values, 0);
     if (!o.ok()) return o.status();
     if (*p <= 0) return Status::InvalidArgument(fmt::format("layer rule: a period of {}", *p));
-    return i >= *o && (i - *o) % *p == 0 ? Str(rule, "match") : Str(rule, "other");
+    // "end": the last layer of the run (a negative one counts from the end), as ernie4_5_moe's
+    // moe_layer_end_index (its MoE layers: (i + 1) % interval == 0, start <= i <= end).
+    std::int64_t end = n - 1;
+    if (rule.contains("end")) {
+      auto e = RuleInt(rule, "end", values, n - 1);
+      if (!e.ok()) return e.status();
+      end = *e < 0 ? *e + n : *e;
+    }
+    // "start": the first layer of the run when it differs from the phase (`offset`).
+    auto start = RuleInt(rule, "start", values, *o);
+    if (!start.ok()) return start.status();
+    bool in_run = i >= *o && i >= *start && i <= end;
+    return in_run && (i - *o) % *p == 0 ? Str(rule, "match") : Str(rule, "other");
   }
   if (r == "explicit") {
     auto kinds = rule.find("kinds");
@@ -297,6 +322,7 @@ Result<StructureCount> CountStructure(const json& tpl, const ConfigValues& value
         Add(count, it->second, 1);
         StructureLayer& layer = layers[static_cast<size_t>(i)];
         for (const auto& [role, v] : it->second.by_role) layer.params_by_role[role] += v;
+        layer.vector_params += it->second.vectors;
         if (rule.value("rule", "all") != "all" || parts.size() == 1) {
           layer.kind += (layer.kind.empty() ? "" : "+") + *kind;
         }

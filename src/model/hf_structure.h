@@ -25,6 +25,7 @@ namespace gpuprobe::model {
 /// One layer of the main decoder stack, counted by role.
 struct StructureLayer {
   std::map<std::string, double> params_by_role;  ///< "attention", "mlp", "expert", "norm", ...
+  double vector_params = 0;                       ///< 1-D parameters of its linear parts (biases, sinks)
   std::string kind;                               ///< the layer's kinds joined by '+' ("attention+moe")
 };
 

@@ -325,6 +325,7 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
     l.dense_mlp_params = role("mlp");
     l.shared_expert_params = role("shared_expert");
     l.router_params = role("router");
+    l.vector_params = layer.vector_params;
     if (role("expert") > 0 && c.experts > 0) {
       l.experts = c.experts;
       l.experts_per_token = c.experts_per_token;

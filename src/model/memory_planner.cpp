@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "model/quantization.h"
 
 namespace gpuprobe::model {
 namespace {
@@ -144,12 +145,8 @@ Result<MemoryPlan> PlanMemory(const ModelShape& shape, const Job& job) {
       c.source = Say("plan.source.weights_checkpoint");
     } else if (job.weight_quant && job.mode != JobMode::kQlora) {
       const WeightQuant& q = *job.weight_quant;
-      double linear = static_cast<double>(p.linear), kept = static_cast<double>(p.kept_16bit);
-      double embed = static_cast<double>(p.embedding + p.lm_head);
-      if (q.embeddings_quantized) {
-        linear += embed;
-        kept -= embed;
-      }
+      const QuantSplit parts = SplitForQuant(shape, p, q);
+      const double linear = parts.quantized, kept = parts.kept;
       whole = linear * q.BytesPerWeight() + kept * 2.0;
       c.formula = Say("plan.formula.weights_quantized").Params("linear", linear).Num("bytes", q.BytesPerWeight())
                       .Text("method", q.method).Text("detail", q.detail).Params("kept", kept).Sub("split", split);

@@ -66,8 +66,11 @@ void BuildUniformLayers(ModelShape& s) {
   layer.mixer_params = h * a * d + 2 * h * k * d + a * d * h + (s.qkv_bias ? a * d + 2 * k * d : 0) +
                        (s.o_bias ? h : 0);
   layer.norm_params = s.norms_per_layer * norm + (s.qk_norm ? 2 * d : 0);
+  layer.vector_params = (s.qkv_bias ? a * d + 2 * k * d : 0) + (s.o_bias ? h : 0);
   // MLP: gated = gate + up + down (3 h f); plain = up + down (2 h f).
   double mlp = (s.gated_mlp ? 3 : 2) * h * f + (s.mlp_bias ? (s.gated_mlp ? 2 * f : f) + h : 0);
+  const double mlp_bias = s.mlp_bias ? (s.gated_mlp ? 2 * f : f) + h : 0;
+  layer.vector_params += s.num_experts > 0 ? mlp_bias * static_cast<double>(s.num_experts) : mlp_bias;
   if (s.num_experts > 0) {
     layer.experts = s.num_experts;
     layer.experts_per_token = s.experts_per_token;
@@ -92,8 +95,9 @@ ParamCount CountParameters(const ModelShape& shape) {
     BuildUniformLayers(uniform);
     s = &uniform;
   }
-  double attention = 0, mlp = 0, mlp_active = 0, experts = 0, router = 0, norms = 0;
+  double attention = 0, mlp = 0, mlp_active = 0, experts = 0, router = 0, norms = 0, vectors = 0;
   for (const LayerShape& l : s->layers) {
+    vectors += l.vector_params;
     attention += l.mixer_params;
     norms += l.norm_params;
     router += l.router_params;
@@ -112,6 +116,7 @@ ParamCount CountParameters(const ModelShape& shape) {
   c.mlp_active = Exact(mlp_active);
   c.experts = Exact(experts);
   c.router = Exact(router);
+  c.vectors = Exact(vectors);
   c.norms = Exact(norms);
   c.lm_head = Exact(s->lm_head_params);
   c.pooler = Exact(s->pooler_params);
@@ -122,7 +127,7 @@ ParamCount CountParameters(const ModelShape& shape) {
   c.active = c.total - c.mlp + c.mlp_active;
   c.mtp = Exact(s->mtp_params);
   c.checkpoint_total = c.total + c.mtp;
-  c.kept_16bit = c.embedding + c.lm_head + c.norms + c.router;
+  c.kept_16bit = c.embedding + c.lm_head + c.norms + c.router + c.vectors;
   c.linear = c.total - c.kept_16bit;
 
   if (shape.params_override > 0 && c.total > 0) {

@@ -48,13 +48,40 @@ const char* MixerKindName(MixerKind kind);
 /// How a pre-quantised checkpoint stores its linear weights (config.json's
 /// quantization_config, or MLX's quantization): bits per weight plus the scales and zero points
 /// amortised over each group (docs/plan.md, 'Pre-quantised checkpoints').
+/// Modules a quantised checkpoint leaves in 16 bits, read from its ignore list
+/// (compressed-tensors' `ignore`, transformers' `modules_to_not_convert`, ModelOpt's
+/// `exclude_modules`) by what each pattern names, not by its spelling: the layers per module
+/// kind ("model.layers.*.self_attn": the mixer of every layer).
+struct QuantKept {
+  /// Which layers a pattern names: "" every layer, "12" layer 12, "1*" a glob (1, 10-19, 100...).
+  using Layers = std::vector<std::string>;
+  Layers attention;  ///< the token mixer: attention, MLA, linear attention, SSM
+  Layers mlp;        ///< the whole MLP block: dense MLP, shared and routed experts
+  Layers shared;     ///< shared experts only
+  Layers layers;     ///< whole layers ("model.layers.0*")
+  bool towers = false;  ///< vision / audio towers and their projectors
+  int patterns = 0;     ///< patterns read
+  int unread = 0;       ///< patterns naming nothing recognised (their modules stay counted as quantised)
+
+  static bool Covers(const Layers& set, std::int64_t layer) {
+    const std::string index = std::to_string(layer);
+    for (const std::string& s : set) {
+      if (s.empty() || s == index) return true;
+      if (s.back() == '*' && index.compare(0, s.size() - 1, s, 0, s.size() - 1) == 0) return true;
+    }
+    return false;
+  }
+  bool Empty() const { return attention.empty() && mlp.empty() && shared.empty() && layers.empty() && !towers; }
+};
+
 struct WeightQuant {
-  std::string method;               ///< "fp8", "gptq", "awq", "bitsandbytes", "compressed-tensors", "mlx"
+  std::string method;               ///< "fp8", "gptq", "awq", "bitsandbytes", "compressed-tensors", "mlx", "mxfp4", "modelopt"
   double bits = 16;                 ///< bits per stored weight element
   std::int64_t group_size = 0;      ///< weights per scale group; 0: per tensor or per channel
   double overhead_bits = 0;         ///< scale + zero bits per weight, amortised over the group
   bool embeddings_quantized = false;  ///< MLX quantises the embedding and head too
   std::string detail;               ///< the fields read, as data: "bits=4 group_size=128 zero=yes"
+  QuantKept kept;                   ///< modules the ignore list leaves in 16 bits
 
   double BytesPerWeight() const { return (bits + overhead_bits) / 8.0; }
 };
@@ -80,6 +107,9 @@ struct LayerShape {
   double expert_params = 0;        ///< one routed expert
   double shared_expert_params = 0; ///< always-active experts and their gate
   double router_params = 0;        ///< router weights (and bias) of a MoE layer
+  /// 1-D parameters inside the fields above (biases, attention sinks; not norms or routers):
+  /// quantisers keep them in 16 bits beside the matrices they quantise.
+  double vector_params = 0;
 
   /// K and V (or latent) elements cached per token by this layer; 0 for SSM layers.
   double KvElementsPerToken() const;
@@ -163,6 +193,7 @@ struct ParamCount {
   std::int64_t mlp_active = 0;    ///< all layers, top-k routed experts + shared experts
   std::int64_t experts = 0;       ///< routed experts only (what expert parallelism splits)
   std::int64_t router = 0;        ///< MoE routers, all layers
+  std::int64_t vectors = 0;       ///< biases and sinks of the linear parts, all layers (inside attention/mlp)
   std::int64_t norms = 0;         ///< all layers + final norm
   std::int64_t lm_head = 0;       ///< 0 when tied
   std::int64_t pooler = 0;
@@ -173,7 +204,8 @@ struct ParamCount {
   std::int64_t active = 0;        ///< touched per token: total minus the experts not routed to
   std::int64_t mtp = 0;           ///< stored in the checkpoint, not in total (DeepSeek-V3 MTP)
   std::int64_t checkpoint_total = 0;  ///< total + mtp: what the checkpoint files hold
-  /// Parameters that quantisers usually keep in 16-bit: embeddings, head, norms, routers.
+  /// Parameters that quantisers usually keep in 16-bit: embeddings, head, norms, routers, and
+  /// the biases and sinks of the linear layers (only matrices are quantised).
   std::int64_t kept_16bit = 0;
   /// Parameters of the linear layers that quantisation applies to (total - kept_16bit).
   std::int64_t linear = 0;

@@ -22,4 +22,14 @@ namespace gpuprobe::model {
 /// says it was not understood rather than guessing.
 core::Result<std::optional<WeightQuant>> ParseQuantizationConfig(const nlohmann::json& root, const std::string& label);
 
+/// Parameters a quantised checkpoint stores at `q`'s width and those it keeps in 16 bits.
+/// Starts from count.linear / count.kept_16bit (the linear layers quantised; embeddings, head,
+/// norms and routers kept; MLX quantises the embeddings too) and moves what q.kept names, layer
+/// by layer, from the first to the second.
+struct QuantSplit {
+  double quantized = 0;
+  double kept = 0;
+};
+QuantSplit SplitForQuant(const ModelShape& shape, const ParamCount& count, const WeightQuant& q);
+
 }  // namespace gpuprobe::model

@@ -321,6 +321,23 @@ TEST(Families, QuantizationConfigKindsAreRead) {
   EXPECT_DOUBLE_EQ(nf4dq.BytesPerWeight(), 4.127 / 8);
   WeightQuant fp8 = quant(R"({"quant_method": "fp8", "activation_scheme": "dynamic"})");
   EXPECT_DOUBLE_EQ(fp8.BytesPerWeight(), 1.0);
+  // compressed-tensors NVFP4 (nvfp4-pack-quantized): e2m1 values, an fp8 scale per 16.
+  WeightQuant ct4 = quant(R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "config_groups":
+    {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group",
+    "group_size": 16, "symmetric": true}}}, "ignore": ["lm_head"]})");
+  EXPECT_DOUBLE_EQ(ct4.BytesPerWeight(), (4 + 8.0 / 16) / 8);
+  // ModelOpt writes the format in quant_algo.
+  WeightQuant nvfp4 = quant(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "config_groups":
+    {"group_0": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}})");
+  EXPECT_DOUBLE_EQ(nvfp4.BytesPerWeight(), (4 + 8.0 / 16) / 8);
+  WeightQuant mo_fp8 = quant(R"({"quant_method": "modelopt", "quant_algo": "FP8"})");
+  EXPECT_DOUBLE_EQ(mo_fp8.BytesPerWeight(), 1.0);
+  WeightQuant mo_new = quant(R"({"quant_method": "modelopt", "quant_algo": "W2A2_FUTURE"})");
+  EXPECT_EQ(mo_new.method, "unknown:modelopt W2A2_FUTURE") << "said, not guessed";
+  // gpt-oss's MXFP4: e2m1 values, an e8m0 scale per 32.
+  WeightQuant mx = quant(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]})");
+  EXPECT_DOUBLE_EQ(mx.BytesPerWeight(), (4 + 8.0 / 32) / 8);
+  EXPECT_TRUE(QuantKept::Covers(mx.kept.attention, 0));
   WeightQuant unknown = quant(R"({"quant_method": "hqq", "nbits": 4})");
   EXPECT_EQ(unknown.method, "unknown:hqq") << "said, not guessed";
 }

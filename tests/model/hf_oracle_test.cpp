@@ -18,7 +18,9 @@
 #include "knowledge/embedded_knowledge.h"
 #include "model/hf_config.h"
 #include "model/hf_template_shape.h"
+#include "model/memory_planner.h"
 #include "model/model_shape.h"
+#include "model/quantization.h"
 
 namespace gpuprobe::model {
 namespace {
@@ -136,6 +138,85 @@ TEST(HfOracle, RealConfigsCountAsTransformersDoes) {
   std::cout << "real configs: train " << train_exact << "/" << train << " exact, held-out " << held_exact << "/" << held
             << " exact\n";
   EXPECT_GT(train, 20);
+}
+
+// Quantised checkpoints weigh what their publishers say: the weights component from config.json
+// alone (quantization_config and its ignore list), against a published checkpoint size.
+TEST(HfOracle, QuantisedCheckpointsWeighWhatThePublisherSays) {
+  const HfKnowledge& k = Knowledge();
+  // gpt-oss model card (OpenAI, 2025-08, arXiv:2508.10925, Table 1; the figures as quoted at
+  // https://www.fitmygpu.com/models/gpt-oss-120b and .../gpt-oss-20b): checkpoint 60.8 GiB and
+  // 12.8 GiB, MXFP4 experts (e2m1 + an e8m0 scale per 32) and everything else bf16.
+  struct Published {
+    const char* file;
+    double gib;
+  };
+  for (const Published& want : {Published{"openai--gpt-oss-120b.config.json", 60.8}, Published{"openai--gpt-oss-20b.config.json", 12.8}}) {
+    std::string label = std::string("real_configs_2025/") + want.file;
+    auto shape = ParseHfConfig(Fixture(label), label, k);
+    ASSERT_TRUE(shape.ok()) << shape.status().ToString();
+    ASSERT_TRUE(shape->quant.has_value()) << label;
+    EXPECT_EQ(shape->quant->method, "mxfp4");
+    Job job;
+    job.weight_quant = shape->quant;
+    auto memory = PlanMemory(*shape, job);
+    ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+    EXPECT_NEAR(memory->weight_bytes_total / (1024.0 * 1024 * 1024), want.gib, 0.05) << label;
+  }
+}
+
+// ModelOpt NVFP4 checkpoints: 4-bit e2m1 with an fp8 scale per 16 (4.5 bits), and what the
+// ignore list keeps in 16 bits read by meaning (attention of every layer, a whole first layer,
+// shared experts, the vision tower).
+TEST(HfOracle, Nvfp4IgnoreListsKeepWhatTheyName) {
+  const HfKnowledge& k = Knowledge();
+  for (const char* file : {"nvidia--MiniMax-M2.5-NVFP4.config.json", "nvidia--Kimi-K2.6-NVFP4.config.json",
+                           "nvidia--Gemma-4-31B-IT-NVFP4.config.json"}) {
+    std::string label = std::string("real_configs_2025/") + file;
+    auto shape = ParseHfConfig(Fixture(label), label, k);
+    ASSERT_TRUE(shape.ok()) << shape.status().ToString();
+    ASSERT_TRUE(shape->quant.has_value()) << label;
+    const WeightQuant& q = *shape->quant;
+    EXPECT_EQ(q.method, "modelopt") << label;
+    EXPECT_DOUBLE_EQ(q.BytesPerWeight(), 4.5 / 8) << label;
+    EXPECT_EQ(q.kept.unread, 0) << label;
+    ParamCount count = CountParameters(*shape);
+    QuantSplit split = SplitForQuant(*shape, count, q);
+    EXPECT_DOUBLE_EQ(split.quantized + split.kept, static_cast<double>(count.total)) << label;
+    // Attention is listed layer by layer in all three: every mixer stays 16-bit.
+    EXPECT_GE(split.kept, static_cast<double>(count.kept_16bit + count.attention) - 1) << label;
+  }
+  auto kimi = ParseHfConfig(Fixture("real_configs_2025/nvidia--Kimi-K2.6-NVFP4.config.json"), "kimi", k);
+  ASSERT_TRUE(kimi.ok());
+  const QuantKept& kept = kimi->quant->kept;
+  EXPECT_TRUE(QuantKept::Covers(kept.layers, 0));
+  EXPECT_FALSE(QuantKept::Covers(kept.layers, 1));
+  EXPECT_TRUE(QuantKept::Covers(kept.shared, 1));
+  EXPECT_TRUE(kept.towers);
+}
+
+// Ignore patterns are read by what they name, whatever their spelling.
+TEST(HfOracle, IgnorePatternsAreReadByMeaning) {
+  auto kept = [](const std::string& list) {
+    std::string config = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 12,
+      "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10,
+      "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": )" + list + "}}";
+    auto shape = ParseHfConfig(config, "q.json");
+    EXPECT_TRUE(shape.ok()) << shape.status().ToString();
+    return shape.ok() && shape->quant ? shape->quant->kept : QuantKept{};
+  };
+  QuantKept a = kept(R"(["re:.*self_attn.*", "model.layers.*.mlp.gate", "lm_head"])");
+  EXPECT_TRUE(QuantKept::Covers(a.attention, 7));
+  EXPECT_TRUE(a.mlp.empty()) << "a router (mlp.gate) is not the MLP";
+  EXPECT_EQ(a.unread, 0);
+  QuantKept b = kept(R"(["model.layers.1*", "model.layers.3.mlp.gate_proj", "model.visual.blocks.0"])");
+  EXPECT_TRUE(QuantKept::Covers(b.layers, 1));
+  EXPECT_TRUE(QuantKept::Covers(b.layers, 11)) << "a glob: layers.1* is 1, 10, 11";
+  EXPECT_FALSE(QuantKept::Covers(b.layers, 2));
+  EXPECT_TRUE(QuantKept::Covers(b.mlp, 3)) << "gate_proj is part of the MLP";
+  EXPECT_TRUE(b.towers);
+  QuantKept c = kept(R"(["something.unknown"])");
+  EXPECT_EQ(c.unread, 1);
 }
 
 }  // namespace

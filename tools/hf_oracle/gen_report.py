@@ -96,7 +96,10 @@ def main():
             w("The committed files come from runs limited in time: the KV probe ran for the first %d types"
               " (`gen_oracle.py --kv-limit %d`); the template fitting covers all %d types, in two runs (the"
               " second, `gen_structure.py TYPE...`, for the types the first run's budget did not reach; its"
-              " per-type results merged into the file where they are no worse)." % (kv_limit, kv_limit, n_all))
+              " per-type results merged into the file where they are no worse). A third run re-fitted the"
+              " approximate types after the layer rules gained a repeated list (`cycle`), a run with a start"
+              " and an end, and periods derived from the layer count; the types it made exact were merged"
+              " (`merge_structure.py TYPE...`), the others kept." % (kv_limit, kv_limit, n_all))
     w("")
     w("Every random choice is seeded from the model type's name and outputs are written in sorted")
     w("order. A re-run with the same versions gives the same figures and templates except where a time")

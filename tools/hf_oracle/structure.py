@@ -277,6 +277,24 @@ def candidate_rules(env, n):
         offs = ["0", "1", "%s - 1" % p] + [o for o, ov in sorted(rk.items()) if o != p and 0 <= ov < max(n, pv + 1)]
         for o in offs:
             c.append({"rule": "period", "period": p, "offset": o, "match": "match", "other": "other"})
+        # a run that stops at a layer named by a key (ernie4_5_moe's moe_layer_end_index)
+        ends = [e for e, ev in sorted(ints.items()) if "end" in e.split(".")[-1].lower()]
+        starts = [b for b, bv in sorted(ints.items()) if "start" in b.split(".")[-1].lower()]
+        for e in ends:
+            for o in offs:
+                c.append({"rule": "period", "period": p, "offset": o, "end": e, "match": "match", "other": "other"})
+                for b in starts:
+                    c.append({"rule": "period", "period": p, "offset": o, "start": b, "end": e,
+                              "match": "match", "other": "other"})
+    # a period derived from the layer count: every (n // K)-th layer (evolla's aligner layers,
+    # (i + 1) % max(num_hidden_layers // aligner_num_add_layers, 1) == 0)
+    for lk in sorted(k for k, v in ints.items() if v == n and "layer" in k.split(".")[-1].lower()):
+        for k, v in sorted(rk.items()):
+            if k == lk or v < 1:
+                continue
+            per = "max(%s // %s, 1)" % (lk, k)
+            for o in ("0", "%s - 1" % per):
+                c.append({"rule": "period", "period": per, "offset": o, "match": "match", "other": "other"})
     for k, v in sorted(env.items()):
         if isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
             c.append({"rule": "indices", "key": k, "in": "in", "out": "out"})
@@ -284,6 +302,10 @@ def candidate_rules(env, n):
             c.append({"rule": "string", "key": k, "map": None})
         if isinstance(v, list) and len(v) >= n and n > 1 and all(isinstance(x, (str, int, bool)) or x is None for x in v):
             c.append({"rule": "list", "key": k, "map": None})
+        # a pattern repeated over the layers (recurrent_gemma's block_types)
+        if (isinstance(v, list) and 1 < len(v) < n and all(isinstance(x, (str, bool)) for x in v)
+                and len(set(map(str, v))) > 1):
+            c.append({"rule": "list", "key": k, "map": None, "cycle": True})
     return c
 
 
@@ -305,6 +327,8 @@ def raw_labels(rule, env, n):
             return None
         if r == "string" and not isinstance(v, str):
             return None
+        if rule.get("cycle") and r == "list" and v:
+            v = [v[i % len(v)] for i in range(n)]
         if len(v) < n:
             return None
         return ["%s" % ("true" if x is True else "false" if x is False else "null" if x is None else x)
@@ -1206,6 +1230,8 @@ def _finalize_rule(rule, names):
         r["kind"] = nm("all")
     elif kind in ("list", "string"):
         r["key"] = rule["key"]
+        if rule.get("cycle"):
+            r["cycle"] = True
         r["map"] = OrderedDict((str(k), nm(k)) for k in sorted(names, key=str))
     elif kind == "indices":
         r["key"] = rule["key"]
@@ -1218,6 +1244,10 @@ def _finalize_rule(rule, names):
     elif kind == "period":
         r["period"] = rule["period"]
         r["offset"] = rule["offset"]
+        if "start" in rule:
+            r["start"] = rule["start"]
+        if "end" in rule:
+            r["end"] = rule["end"]
         r["match"] = nm("match")
         r["other"] = nm("other")
     elif kind == "explicit":

@@ -26,6 +26,8 @@ def layer_kind(rule: dict, i: int, n: int, env: dict):
         return rule.get("kind", "all")
     if r == "list":
         v = lookup(env, rule["key"])
+        if rule.get("cycle") and isinstance(v, list) and v:
+            return rule["map"][_key(v[i % len(v)])]
         if not isinstance(v, list) or len(v) < n:
             raise ValueError("list key %s missing or shorter than %d" % (rule["key"], n))
         return rule["map"][_key(v[i])]
@@ -50,7 +52,12 @@ def layer_kind(rule: dict, i: int, n: int, env: dict):
         o = eval_expr(rule.get("offset", 0), env)
         if p <= 0:
             raise ValueError("period <= 0")
-        return rule["match"] if (i >= o and (i - o) % p == 0) else rule["other"]
+        end = n - 1
+        if "end" in rule:
+            end = eval_expr(rule["end"], env)
+            end = end + n if end < 0 else end
+        start = eval_expr(rule["start"], env) if "start" in rule else o
+        return rule["match"] if (i >= o and i >= start and i <= end and (i - o) % p == 0) else rule["other"]
     if r == "explicit":
         return rule["kinds"][i]
     raise ValueError("unknown rule %r" % r)
