@@ -109,9 +109,13 @@ void HostAnswer(const doctor::HostError& h, const report::Texts& t, AnswerText& 
                               : e.message;
     return Tr(t, key, fmt::arg("name", e.name), fmt::arg("number", e.number), fmt::arg("message", message));
   };
-  auto python_args = [&](const char* key) {
+  // A standard-library exception is named with its module; its docstring may say nothing.
+  auto python_args = [&](std::string key) {
     const auto& p = *h.python;
-    return Tr(t, key, fmt::arg("name", p.name), fmt::arg("base", p.base), fmt::arg("doc", p.doc));
+    if (!p.module.empty() && (key == "explain.host.python.meaning" || key == "explain.host.python.fact")) key += "_module";
+    std::string doc = p.doc.empty() ? std::string() : Tr(t, "explain.host.python.doc_part", fmt::arg("doc", p.doc));
+    return Tr(t, key, fmt::arg("name", p.name), fmt::arg("base", p.base), fmt::arg("doc", p.doc), fmt::arg("module", p.module),
+              fmt::arg("doc_part", doc));
   };
   if (h.os != nullptr) a.facts.push_back(os_args("explain.host.os.fact"));
   if (h.python != nullptr) a.facts.push_back(python_args("explain.host.python.fact"));

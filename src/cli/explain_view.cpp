@@ -146,6 +146,14 @@ std::string HitWhere(const Hit& h, const report::Texts& t) {
   return out;
 }
 
+// "probably a consequence of ...": a symptom found beside its cause (Hit::follows).
+std::string FollowsLine(const Hit& h, const std::vector<Hit>& hits, const doctor::ErrorMatcher& m, const report::Texts& t) {
+  if (h.follows < 0 || static_cast<size_t>(h.follows) >= hits.size()) return {};
+  const Hit& cause = hits[static_cast<size_t>(h.follows)];
+  return "  " + Tr(t, "explain.follows", fmt::arg("title", ValidUtf8(Answer(cause.finding, m, t).title)),
+                   fmt::arg("line", cause.first_line)) + "\n";
+}
+
 std::string OtherReadings(const Finding& f, const doctor::ErrorMatcher& m, const report::Texts& t) {
   if (f.other_readings.empty()) return {};
   std::string out = "  " + Tr(t, "explain.other_readings", fmt::arg("value", f.status->value)) + "\n";
@@ -186,6 +194,7 @@ std::string RenderLog(const ExplainResult& r, const doctor::ErrorMatcher& m, con
   out += table.Render(2) + "\n";
   for (const auto& h : hits) {
     out += HitWhere(h, t);
+    out += FollowsLine(h, hits, m, t);
     out += RenderAnswer(Answer(h.finding, m, t), t);
     out += OtherReadings(h.finding, m, t);
     out += Stories(r, h, t) + "\n";
@@ -206,7 +215,9 @@ nlohmann::json AnswerJson(const Finding& f, const doctor::ErrorMatcher& m, const
       host["errno"] = {{"name", f.host->os->name}, {"number", f.host->os->number}, {"message", f.host->os->message}};
     }
     if (f.host->python != nullptr) {
-      host["python_exception"] = {{"name", f.host->python->name}, {"base", f.host->python->base}, {"doc", f.host->python->doc}};
+      const auto& py = *f.host->python;
+      host["python_exception"] = {{"name", py.name}, {"base", py.base}, {"doc", py.doc},
+                                  {"module", py.module.empty() ? nlohmann::json() : nlohmann::json(py.module)}};
     }
     j["host"] = host;
   }
@@ -308,6 +319,8 @@ std::string RenderExplain(const ExplainResult& r, const doctor::ErrorMatcher& m,
     for (size_t i = 1; i < hits.size(); ++i) {
       out += "  " + Tr(t, "explain.also_item", fmt::arg("title", ValidUtf8(Answer(hits[i].finding, m, t).title)),
                        fmt::arg("line", hits[i].first_line), fmt::arg("id", hits[i].finding.key)) + "\n";
+      std::string follows = FollowsLine(hits[i], hits, m, t);
+      if (!follows.empty()) out += "  " + follows;
     }
   }
   return out;
@@ -323,6 +336,7 @@ nlohmann::json ExplainToJson(const ExplainResult& r, const doctor::ErrorMatcher&
     j["first_line"] = h.first_line;
     j["last_line"] = h.last_line;
     j["occurrences"] = h.occurrences;
+    j["follows"] = h.follows >= 0 ? nlohmann::json(r.analysis.hits[static_cast<size_t>(h.follows)].finding.key) : nlohmann::json();
     j["excerpt"] = ValidUtf8(h.excerpt);
     j["first_time"] = h.first_time.empty() ? nlohmann::json() : nlohmann::json(ValidUtf8(h.first_time));
     j["last_time"] = h.last_time.empty() ? nlohmann::json() : nlohmann::json(ValidUtf8(h.last_time));

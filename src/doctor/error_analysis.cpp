@@ -41,7 +41,8 @@ bool YieldsTo(const Finding& f, const Finding& other) {
   if (e == nullptr || e->yields_to.empty() || other.entry == e) return false;
   // Only an Xid the catalogue knows: tools use numbers outside it as placeholders (the device
   // plugin's Xid=999 for an event it could not attribute).
-  if (other.xid && other.xid_info != nullptr &&
+  // Not to an Xid that is itself a consequence (Xid 45, the driver stopping a killed context).
+  if (other.xid && other.xid_info != nullptr && !(other.entry != nullptr && other.entry->secondary) &&
       std::find(e->yields_to.begin(), e->yields_to.end(), kAnyXid) != e->yields_to.end()) {
     return true;
   }
@@ -270,11 +271,16 @@ void AddHostError(std::string_view text, Analysis& analysis) {
   auto table = HostErrorTable::Embedded();
   if (!table.ok()) return;
   std::string_view scanned = text.substr(0, std::min(text.size(), kMaxHostScanBytes));
+  // What was raised is the last Python traceback when there is one: the lines printed before it
+  // (a CUDA set-up banner, a GPU's name in a log prefix) are context, not the error.
+  size_t from = scanned.rfind("Traceback (most recent call last):");
+  if (from == std::string_view::npos) from = 0;
   // A text that names the GPU stack is not said to be a host error: the profile says what it
   // is made of instead.
-  if (NamesGpu(scanned)) return;
-  auto host = (*table)->Find(scanned);
+  if (NamesGpu(scanned.substr(from))) return;
+  auto host = (*table)->Find(scanned.substr(from));
   if (!host) return;
+  host->offset += from;
   Hit hit;
   size_t start = scanned.rfind('\n', host->offset);
   start = start == std::string_view::npos ? 0 : start + 1;
@@ -390,6 +396,15 @@ Analysis Analyze(const ErrorMatcher& matcher, const EmitterTable* emitters, std:
   ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(std::move(analysis.hits[i]));
   analysis.hits = std::move(ranked);
+  // Each symptom names its cause when both are in the text (the first cause in rank order).
+  for (size_t i = 0; i < analysis.hits.size(); ++i) {
+    for (size_t j = 0; j < analysis.hits.size(); ++j) {
+      if (j != i && YieldsTo(analysis.hits[i].finding, analysis.hits[j].finding)) {
+        analysis.hits[i].follows = static_cast<int>(j);
+        break;
+      }
+    }
+  }
   return analysis;
 }
 

@@ -35,6 +35,9 @@ struct Hit {
   std::string first_time, last_time;   ///< as printed; empty when the lines carry no time
   std::vector<std::string> gpus;       ///< PCI addresses named by its Xid lines (at most kMaxListedGpus)
   std::vector<std::string> processes;  ///< "python3 (pid 1234)" from its Xid lines (at most 16)
+  /// The hit this one is a symptom of (its entry yields to that one's, e.g. a CUDA error after
+  /// the Xid the driver logged for the same fault): its index in Analysis::hits, or -1.
+  int follows = -1;
 };
 
 enum class AnalysisMode {

@@ -40,14 +40,16 @@ core::Result<std::unique_ptr<HostErrorTable>> HostErrorTable::Parse(std::string_
   }
   for (const auto& row : doc["python_exceptions"]) {
     if (!row.is_object() || StringField(row, "name").empty()) return core::Status::ParseError("host errors: every Python exception needs a 'name'");
-    table->python_.push_back({StringField(row, "name"), StringField(row, "base"), StringField(row, "doc")});
+    table->python_.push_back({StringField(row, "name"), StringField(row, "base"), StringField(row, "doc"), StringField(row, "module")});
   }
   // The grammars, not the names: a number where errno goes, an E-name as a word, and a line
   // that starts with an exception class (dotted module path allowed) and a colon or its end.
   table->errno_number_ = std::make_unique<re2::RE2>(R"((?i)(?:\[errno\s*|\berrno\s*[=:]?\s*|\berror\s+code\s+|\(os error\s+)(\d{1,3})\b)");
   table->errno_name_ = std::make_unique<re2::RE2>(R"(\b(E[A-Z0-9]{2,14})\b)");
-  table->python_line_ = std::make_unique<re2::RE2>(R"((?m)^\s*(?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z]*(?:Error|Exception|Exit|Interrupt|Iteration|Group))(?::|\s*$))");
-  for (const auto* re : {table->errno_number_.get(), table->errno_name_.get(), table->python_line_.get()}) {
+  // An exception line: at a line's start, or after a title's "[Bug]: " or a quote's "(".
+  table->python_line_ = std::make_unique<re2::RE2>(R"((?m)(?:^|[\s\]:(])(?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z]*(?:Error|Exception|Exit|Interrupt|Iteration|Group))(?::|\s*$))");
+  table->syntax_frame_ = std::make_unique<re2::RE2>(R"((?m)^\s*File "[^"\n]+", line \d+\s*\n[^\n]*\S[^\n]*\n\s*\^+\s*(?:\n|$))");
+  for (const auto* re : {table->errno_number_.get(), table->errno_name_.get(), table->python_line_.get(), table->syntax_frame_.get()}) {
     if (!re->ok()) return core::Status::ParseError(fmt::format("host errors: pattern does not compile: {}", re->error()));
   }
   return table;
@@ -122,6 +124,15 @@ std::optional<HostError> HostErrorTable::Find(std::string_view text) const {
     if (const auto* p = PythonByName(std::string_view(match.data(), match.size()))) {
       found.python = p;
       python_at = static_cast<size_t>(match.data() - text.data());
+    }
+  }
+  // A traceback whose last frame is "File ..., line N" without a function, then the source line
+  // and a caret under it, is how CPython prints a SyntaxError (the error line may be cut off).
+  if (found.python == nullptr && RE2::PartialMatch(text, *syntax_frame_)) {
+    found.python = PythonByName("SyntaxError");
+    if (found.python != nullptr) {
+      size_t frame = text.rfind("File \"");
+      python_at = frame == std::string_view::npos ? 0 : frame;
     }
   }
   if (found.os == nullptr && found.python == nullptr) return std::nullopt;

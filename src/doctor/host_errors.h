@@ -33,9 +33,10 @@ struct OsError {
 };
 
 struct PythonException {
-  std::string name;  ///< "ImportError"
-  std::string base;  ///< "Exception"
-  std::string doc;   ///< the first line of its docstring (English)
+  std::string name;    ///< "ImportError"
+  std::string base;    ///< "Exception"
+  std::string doc;     ///< the first line of its docstring (English); may be empty
+  std::string module;  ///< the standard-library module that defines it ("json.decoder"); empty for a builtin
 };
 
 /// What a text says of the host: an errno it names and/or a Python exception it raised.
@@ -78,7 +79,7 @@ class HostErrorTable {
   HostErrorTable();
   std::vector<OsError> errnos_;
   std::vector<PythonException> python_;
-  std::unique_ptr<re2::RE2> errno_number_, errno_name_, python_line_;
+  std::unique_ptr<re2::RE2> errno_number_, errno_name_, python_line_, syntax_frame_;
 };
 
 }  // namespace gpuprobe::doctor

@@ -32,6 +32,7 @@ const RE2* ContextOf(std::string_view api) {
     add("nvrtc", R"((?i)nvrtc)");
     add("cudnn", R"((?i)cudnn)");
     add("nvml", R"((?i)\bnvml|nvidia-smi)");
+    add("dcgm", R"((?i)\bdcgm|nv-hostengine|\bnvvs\b)");
     add("curand", R"((?i)curand)");
     add("nvjitlink", R"((?i)nvjitlink)");
     add("nvvm", R"((?i)\bnvvm|libnvvm)");
@@ -86,6 +87,7 @@ int WordCount(std::string_view text) {
 const PositionSpec kPositions[] = {
     {R"(\bcuda runtime error\s*\(\s*(\d{1,5})\s*\))", "cuda", false},                  // PyTorch/THC, Torch7
     {R"(\bcuda (?:error|failure)\s*[#(]?\s*(\d{1,5})\b)", "cuda", false},               // llama.cpp, ORT, CNTK, NCCL WARN
+    {R"(\bcuda (?:error|failure)\s*:?\s*error code\s*(\d{1,5})\b)", "cuda", false},    // "CUDA error: error code 34" (miners, Go wrappers)
     {R"(\bcuda failed with error\s+(\d{1,5})\b)", "cuda", false},                       // spconv/cumm
     {R"(\bcudaError\s*[=:]?\s*(\d{1,5})\b)", "cuda", false},                            // "cudaError 30 (unknown error)"
     {R"(\bcuda error in \w+:\s*(\d{1,5})\b)", "cuda", false},                           // TensorRT

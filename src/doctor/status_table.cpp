@@ -23,20 +23,18 @@ std::string StringField(const json& j, const char* key) {
 
 }  // namespace
 
-core::Result<StatusTable> StatusTable::Parse(std::string_view statuses_json, std::string_view legacy_json) {
+core::Status StatusTable::ReadRows(std::string_view statuses_json) {
   json doc = json::parse(statuses_json, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("statuses") || !doc["statuses"].is_array()) {
     return core::Status::ParseError("status table: not a JSON object with a 'statuses' list");
   }
-  StatusTable table;
   for (const auto& api : doc.value("apis", json::array())) {
     if (!api.is_object()) return core::Status::ParseError("status table: every 'apis' row is an object");
-    table.apis_.push_back({StringField(api, "id"), StringField(api, "library"), StringField(api, "type"),
-                           StringField(api, "header")});
+    apis_.push_back({StringField(api, "id"), StringField(api, "library"), StringField(api, "type"), StringField(api, "header")});
   }
   if (doc.contains("toolkit") && doc["toolkit"].is_object()) {
     for (const auto& [key, value] : doc["toolkit"].items()) {
-      table.toolkit_[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      toolkit_[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }
   }
   for (const auto& row : doc["statuses"]) {
@@ -52,13 +50,26 @@ core::Result<StatusTable> StatusTable::Parse(std::string_view statuses_json, std
     s.message = StringField(row, "message");
     s.runtime_equivalent = StringField(row, "runtime_equivalent");
     s.deprecated = row.value("deprecated", false);
-    if (table.by_name_.count(s.name) != 0) {
+    if (by_name_.count(s.name) != 0) {
       return core::Status::ParseError(fmt::format("status table: '{}' appears twice", s.name));
     }
-    table.by_name_[s.name] = table.statuses_.size();
-    table.by_lower_name_.emplace(Lower(s.name), table.statuses_.size());
-    table.statuses_.push_back(std::move(s));
+    by_name_[s.name] = statuses_.size();
+    by_lower_name_.emplace(Lower(s.name), statuses_.size());
+    statuses_.push_back(std::move(s));
   }
+  return core::Status::Ok();
+}
+
+core::Status StatusTable::AddStatuses(std::string_view statuses_json) {
+  const size_t first = statuses_.size();
+  GPUPROBE_RETURN_IF_ERROR(ReadRows(statuses_json));
+  for (size_t i = first; i < statuses_.size(); ++i) by_value_.emplace(statuses_[i].value, i);
+  return core::Status::Ok();
+}
+
+core::Result<StatusTable> StatusTable::Parse(std::string_view statuses_json, std::string_view legacy_json) {
+  StatusTable table;
+  GPUPROBE_RETURN_IF_ERROR(table.ReadRows(statuses_json));
 
   json legacy = json::parse(legacy_json, nullptr, false);
   if (legacy.is_discarded() || !legacy.is_object() || !legacy.contains("statuses") || !legacy["statuses"].is_array()) {
@@ -111,6 +122,9 @@ core::Result<const StatusTable*> StatusTable::Embedded() {
     auto nvml = core::EmbeddedFile("knowledge/nvml_messages.json");
     if (!nvml.ok()) return nvml.status();
     GPUPROBE_RETURN_IF_ERROR(table->AddMessages(*nvml));
+    auto dcgm = core::EmbeddedFile("knowledge/dcgm_statuses.json");
+    if (!dcgm.ok()) return dcgm.status();
+    GPUPROBE_RETURN_IF_ERROR(table->AddStatuses(*dcgm));
     return table;
   }();
   if (!kTable.ok()) return core::DamagedEmbeddedData(kTable.status(), "knowledge/cuda_statuses.json");

@@ -40,12 +40,17 @@ class StatusTable {
  public:
   /// Parses the generated table and the legacy numbering; ParseError naming the field.
   static core::Result<StatusTable> Parse(std::string_view statuses_json, std::string_view legacy_json);
-  /// The embedded tables (with data/knowledge/nvml_messages.json's printed messages).
+  /// The embedded tables (with data/knowledge/nvml_messages.json's printed messages and
+  /// data/knowledge/dcgm_statuses.json's statuses).
   static core::Result<const StatusTable*> Embedded();
   /// Gives the statuses named in `messages_json` ({"messages": {NAME: text}}) that have no
   /// printed message that text: NVML's, which the generator cannot read without the driver
   /// (tools/gen_nvml_messages.py). ParseError naming the field; an unknown name is an error.
   core::Status AddMessages(std::string_view messages_json);
+  /// Adds the APIs and statuses of another generated table of the same schema: a library
+  /// outside the CUDA toolkit (DCGM, tools/gen_dcgm_statuses.py). ParseError naming the field;
+  /// a name already present is an error.
+  core::Status AddStatuses(std::string_view statuses_json);
 
   /// The status named `name` (exact spelling first, then ignoring case, then with the driver's
   /// "CUDA_" prefix added: Julia prints "ERROR_ECC_UNCORRECTABLE"); nullptr when unknown.
@@ -67,6 +72,9 @@ class StatusTable {
   const std::string& legacy_source() const { return legacy_source_; }
 
  private:
+  /// Reads one generated table's APIs, toolkit versions and statuses (not the value index).
+  core::Status ReadRows(std::string_view statuses_json);
+
   std::vector<StatusCode> statuses_;
   std::vector<StatusApi> apis_;
   std::map<std::string, std::string> toolkit_;
