@@ -8,6 +8,12 @@
 namespace gpuprobe::doctor {
 namespace {
 
+const ErrorMatcher& M() {
+  auto m = ErrorMatcher::Embedded();
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return **m;
+}
+
 const HostErrorTable& Table() {
   auto t = HostErrorTable::Embedded();
   EXPECT_TRUE(t.ok()) << t.status().ToString();
@@ -74,6 +80,61 @@ TEST(HostErrors, ExplainUsesThemOnlyWhereNothingElseAndNoGpuWord) {
   auto disk = Analyze(**matcher, "OSError: [Errno 28] No space left on device\n", AnalysisMode::kPaste);
   ASSERT_FALSE(disk.hits.empty());
   EXPECT_EQ(disk.hits[0].finding.key, "disk_full");
+}
+
+// The standard library's exceptions come with their module; a SyntaxError is read from the
+// traceback's shape when its last line was cut off; a traceback is judged on its own, not on
+// the GPU words of the log lines printed before it.
+TEST(HostErrors, StandardLibraryExceptionsAndTheShapeOfASyntaxError) {
+  const PythonException* json_error = Table().PythonByName("JSONDecodeError");
+  ASSERT_NE(json_error, nullptr);
+  EXPECT_EQ(json_error->module, "json.decoder");
+  EXPECT_EQ(json_error->base, "ValueError");
+  auto titled = Table().Find("[Bug]: json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)");
+  ASSERT_TRUE(titled);
+  EXPECT_EQ(titled->python, json_error);
+  const std::string syntax =
+      "Traceback (most recent call last):\n"
+      "  File \"app.py\", line 12, in <module>\n"
+      "    from utils import chat\n"
+      "  File \"utils.py\", line 5\n"
+      "    match model_type:\n"
+      "          ^\n";
+  auto shape = Table().Find(syntax);
+  ASSERT_TRUE(shape);
+  EXPECT_EQ(shape->python->name, "SyntaxError");
+  // A frame with a function is an ordinary frame, not a syntax error.
+  EXPECT_FALSE(Table().Find("  File \"a.py\", line 3, in main\n    f()\n    ^^^\n"));
+  Analysis banner = Analyze(M(), "CUDA SETUP: Loading binary libbitsandbytes_cuda118.so...\n" + syntax, AnalysisMode::kPaste);
+  ASSERT_EQ(banner.hits.size(), 1u);
+  EXPECT_EQ(banner.hits[0].finding.key, "python:SyntaxError");
+}
+
+// A symptom found beside its cause names it: a CUDA context error after the driver's Xid for
+// the same fault, not after an Xid that is itself a consequence (Xid 45).
+TEST(HostErrors, ASymptomNamesItsCause) {
+  Analysis a = Analyze(M(),
+                       "kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+                       "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                       AnalysisMode::kLog);
+  int xid = -1, cuda = -1;
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    if (a.hits[i].finding.xid) xid = static_cast<int>(i);
+    if (a.hits[i].finding.key == "illegal_memory_access") cuda = static_cast<int>(i);
+  }
+  ASSERT_GE(xid, 0);
+  ASSERT_GE(cuda, 0);
+  EXPECT_EQ(a.hits[static_cast<size_t>(cuda)].follows, xid);
+  EXPECT_EQ(a.hits[static_cast<size_t>(xid)].follows, -1);
+  Analysis after_45 = Analyze(M(),
+                              "NVRM: Xid (PCI:0000:3b:00): 45, pid=1234, Ch 00000010\n"
+                              "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                              AnalysisMode::kLog);
+  for (const Hit& h : after_45.hits) {
+    if (h.finding.key == "illegal_memory_access") {
+      EXPECT_EQ(h.follows, -1);
+    }
+  }
 }
 
 }  // namespace
