@@ -117,11 +117,13 @@ json GpuToJson(const GpuSpec& g, const report::Texts& t) {
       Si(g.nvlink_total_bidirectional_gb_per_s, 1e9, "nvlink_bytes_per_s_bidirectional", &na);
   j["interconnect"] = LinkJson(g, model::PeerLink(g), t);
   j["form_factor"] = g.form_factor;
+  j["form_factor_zh"] = g.form_factor_zh.empty() ? json(nullptr) : json(g.form_factor_zh);
   j["pci_vendor_id"] = g.pci_vendor_id.empty() ? json(nullptr) : json(g.pci_vendor_id);
   j["pci_device_ids"] = g.pci_device_ids;
   j["pci_device_ids_source"] = g.pci_device_ids_source;
   j["confidence"] = g.confidence;
   j["notes"] = g.notes;
+  j["notes_zh"] = g.notes_zh.empty() ? json(nullptr) : json(g.notes_zh);
   j["sources"] = g.sources;
   j["not_applicable"] = na;
   return j;

@@ -63,6 +63,12 @@ std::string DataNote(const report::Texts& t, const std::string& note) {
   return Tr(t, "gpus.show.data_note_english", fmt::arg("note", QuotableEnglish(note)));
 }
 
+// A data field written in both languages: the reader's, else the English quoted as data.
+std::string Localised(const report::Texts& t, const std::string& en, const std::string& zh) {
+  if (t.language() == report::Language::kZh && !zh.empty()) return zh;
+  return Tr(t, "gpus.show.data", fmt::arg("value", en));
+}
+
 // One figure of `show`: label, value, and a line saying where it comes from.
 struct Line {
   std::string label, value, explanation;
@@ -254,7 +260,7 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     for (const auto& id : g.pci_device_ids) ids += (ids.empty() ? "" : ", ") + g.pci_vendor_id.substr(2) + ":" + id.substr(2);
     links.push_back({t.Get("gpus.show.pci_id"), ids, DataNote(t, g.pci_device_ids_source)});
   }
-  links.push_back({t.Get("gpus.show.form_factor"), Tr(t, "gpus.show.data", fmt::arg("value", g.form_factor)), t.Get("gpus.explain.form_factor")});
+  links.push_back({t.Get("gpus.show.form_factor"), Localised(t, g.form_factor, g.form_factor_zh), t.Get("gpus.explain.form_factor")});
   out += "\n" + t.Get("gpus.section.links") + "\n";
   Emit(&out, links);
 
@@ -267,7 +273,8 @@ std::string RenderGpuShow(const GpuSpec& g, const report::Texts& t) {
     out += "  " + Tr(t, "gpus.healthy.measure", fmt::arg("ids", ids)) + "\n";
   }
 
-  out += "\n" + t.Get("gpus.section.notes") + "\n  " + DataNote(t, g.notes) + "\n";
+  out += "\n" + t.Get("gpus.section.notes") + "\n  " +
+         (t.language() == report::Language::kZh && !g.notes_zh.empty() ? g.notes_zh : DataNote(t, g.notes)) + "\n";
   std::string sources;
   for (const auto& s : g.sources) sources += (sources.empty() ? "" : ", ") + Tr(t, "gpus.show.data", fmt::arg("value", s));
   out += "  " + Tr(t, "gpus.show.sources", fmt::arg("sources", sources)) + "\n";

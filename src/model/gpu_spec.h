@@ -61,8 +61,10 @@ struct GpuSpec {
   std::string interconnect;
   std::optional<int> nvlink_generation;   ///< 1 (P100) .. 5 (Blackwell); empty without NVLink
   std::string form_factor;
+  std::string form_factor_zh;             ///< the same in Chinese (shown with --lang zh)
   std::string confidence;                 ///< "high", "medium" or "low"
   std::string notes;
+  std::string notes_zh;                   ///< the same in Chinese, every figure as in `notes`
   std::vector<std::string> sources;       ///< keys defined in data/gpu_specs_NOTES.md
 
   std::string pci_vendor_id;                 ///< "0x10de"; empty when unknown

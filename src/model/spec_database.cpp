@@ -192,8 +192,10 @@ Result<GpuSpec> ParseGpu(const json& object) {
   GPUPROBE_ASSIGN_OR_RETURN(nvlink_generation, ReadFigure(object, n, "nvlink_generation"));
   if (nvlink_generation.known()) g.nvlink_generation = static_cast<int>(*nvlink_generation.value);
   GPUPROBE_ASSIGN_OR_RETURN(g.form_factor, ReadString(object, n, "form_factor", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.form_factor_zh, ReadString(object, n, "form_factor_zh", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.confidence, ReadString(object, n, "confidence", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.notes, ReadString(object, n, "notes", false));
+  GPUPROBE_ASSIGN_OR_RETURN(g.notes_zh, ReadString(object, n, "notes_zh", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.sources, ReadStrings(object, n, "sources"));
   GPUPROBE_ASSIGN_OR_RETURN(g.pci_vendor_id, ReadString(object, n, "pci_vendor_id", false));
   GPUPROBE_ASSIGN_OR_RETURN(g.pci_device_ids, ReadStrings(object, n, "pci_device_ids"));

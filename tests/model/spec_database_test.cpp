@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,34 @@ TEST(SpecDatabase, EmbeddedTableLoadsEveryGpu) {
     EXPECT_FALSE(g.sources.empty()) << g.name;
     EXPECT_FALSE(g.confidence.empty()) << g.name;
     EXPECT_TRUE(g.memory_size_gb_vendor.known()) << g.name;
+  }
+}
+
+// The Chinese notes and form factors say what the English ones say: every one is there, and
+// they carry exactly the same figures (a translation that drops or changes a number fails).
+TEST(SpecDatabase, ChineseNotesKeepEveryFigure) {
+  auto numbers = [](const std::string& text) {
+    std::multiset<std::string> out;
+    std::string current;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      char c = i < text.size() ? text[i] : ' ';
+      bool digit = c >= '0' && c <= '9';
+      bool joins = (c == '.' || c == ',') && !current.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
+      if (digit || joins) {
+        current += c;
+      } else if (!current.empty()) {
+        out.insert(current);
+        current.clear();
+      }
+    }
+    return out;
+  };
+  for (const auto& g : Db().gpus()) {
+    EXPECT_FALSE(g.form_factor_zh.empty()) << g.name;
+    EXPECT_EQ(numbers(g.form_factor_zh), numbers(g.form_factor)) << g.name;
+    if (g.notes.empty()) continue;
+    EXPECT_FALSE(g.notes_zh.empty()) << g.name;
+    EXPECT_EQ(numbers(g.notes_zh), numbers(g.notes)) << g.name;
   }
 }
 
