@@ -83,7 +83,12 @@ def _convert_once(s, force=False):
         nc = next_char(i)
         # after Chinese text (a closing full-width bracket, a placeholder holding Chinese), or a
         # , ; : before Chinese text; never inside Latin runs
-        if not ((p and (is_cjk(p) or p == '}')) or (c in ',;:' and nc and (is_cjk(nc) or nc == '{'))):
+        # a title's label before a Chinese clause ("Xid 31：GPU 内存页错误", "NVML：NVIDIA 驱动没有加载")
+        # is Chinese too; a key:value or a flag (runtimeClassName:nvidia, -XX:Max) is not
+        clause = re.split(r'[,;:.!?\n，；：。！？]', s[i + 1:], maxsplit=1)[0]
+        introduces = (c == ':' and re.fullmatch(r'[A-Za-z0-9 ._-]{1,24}', s[:i]) is not None and nc
+                      and (is_cjk(nc) or nc.isupper()) and any(is_cjk(ch) for ch in clause))
+        if not ((p and (is_cjk(p) or p == '}')) or (c in ',;:' and nc and (is_cjk(nc) or nc == '{')) or introduces):
             continue
         out[i] = {',': '，', ':': '：', ';': '；', '?': '？', '!': '！'}[c]
         if q == ' ':

@@ -57,7 +57,7 @@ std::string FormatCountWithShort(Language language, double count) {
   if (language != Language::kZh) return FormatCountShort(count);
   std::string zh = FormatCountZh(count);
   std::string short_form = FormatCountShort(count);
-  return zh == short_form ? zh : zh + "(" + short_form + ")";
+  return zh == short_form ? zh : zh + "（" + short_form + "）";  // full-width brackets in Chinese text
 }
 
 std::string FormatSecondsFor(Language language, double seconds) {

@@ -27,7 +27,7 @@ std::string FormatCountShort(double count);
 std::string FormatCountFor(Language language, double count);
 
 /// A parameter or token count with the typed form beside it where the forms differ:
-/// en "7B", zh "70 亿(7B)".
+/// en "7B", zh "70 亿（7B）".
 std::string FormatCountWithShort(Language language, double count);
 
 /// core::FormatSeconds with its words in `language` ("3.2 days" -> "3.2 天"; "n/a" -> "无").

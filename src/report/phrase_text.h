@@ -25,7 +25,7 @@ std::string FormatArg(const Texts& texts, const model::PhraseArg& arg);
 /// as data, quoted in Chinese.
 std::string GpuNameText(const std::string& name, const Texts& texts);
 
-/// A parameter count: "70.0 B" in English; "700 亿(70B)" in Chinese (FormatCountWithShort).
+/// A parameter count: "70.0 B" in English; "700 亿（70B）" in Chinese (FormatCountWithShort).
 std::string FormatParams(const Texts& texts, double params);
 
 }  // namespace gpuprobe::report

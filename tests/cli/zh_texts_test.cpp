@@ -174,7 +174,7 @@ TEST(ZhTextsTest, AnErrnoReasonIsTranslatedInsideItsMessage) {
 TEST(ZhTextsTest, ContextsStayInFrontOfATranslatedMessage) {
   core::Status status = core::ParseCount("seven").status().WithContext("--params");
   EXPECT_EQ(status.message(), "--params: 'seven' is not a number (examples: 7B, 350M, 1.5T)");
-  EXPECT_EQ(report::StatusMessage(status, Zh()), "--params:'seven' 不是数字（例如 7B、350M、1.5T）");
+  EXPECT_EQ(report::StatusMessage(status, Zh()), "--params：'seven' 不是数字（例如 7B、350M、1.5T）");
 }
 
 TEST(ZhTextsTest, CountsReadAsChineseMagnitudes) {
@@ -188,7 +188,7 @@ TEST(ZhTextsTest, CountsReadAsChineseMagnitudes) {
   EXPECT_EQ(report::FormatCountShort(7e9), "7B");
   EXPECT_EQ(report::FormatCountShort(1.5e12), "1.5T");
   EXPECT_EQ(report::FormatCountShort(350e6), "350M");
-  EXPECT_EQ(report::FormatCountWithShort(report::Language::kZh, 7e9), "70 亿(7B)");
+  EXPECT_EQ(report::FormatCountWithShort(report::Language::kZh, 7e9), "70 亿（7B）");
   EXPECT_EQ(report::FormatCountWithShort(report::Language::kEn, 7e9), "7B");
   EXPECT_EQ(report::FormatCountFor(report::Language::kEn, 7e9), core::FormatCount(7e9));
   EXPECT_EQ(report::FormatSecondsFor(report::Language::kZh, 3 * 86400), "3.00 天");

@@ -119,10 +119,10 @@ TEST(PhraseText, FormatsEachKindOfArgumentTheWayTheLanguageWritesIt) {
   EXPECT_EQ(FormatParams(en, 7e9), "7.00 B");
   // Chinese counts as report/count_text.h writes them everywhere: 7B is 70 亿, with the
   // typed form beside.
-  EXPECT_EQ(FormatParams(zh, 7e9), "70 亿(7B)");
-  EXPECT_EQ(FormatParams(zh, 70e9), "700 亿(70B)");
-  EXPECT_EQ(FormatParams(zh, 1.5e12), "1.5 万亿(1.5T)");
-  EXPECT_EQ(FormatParams(zh, 7.24e9), "72.4 亿(7.24B)");
+  EXPECT_EQ(FormatParams(zh, 7e9), "70 亿（7B）");
+  EXPECT_EQ(FormatParams(zh, 70e9), "700 亿（70B）");
+  EXPECT_EQ(FormatParams(zh, 1.5e12), "1.5 万亿（1.5T）");
+  EXPECT_EQ(FormatParams(zh, 7.24e9), "72.4 亿（7.24B）");
   auto arg = [](model::ArgKind kind, double v) { return model::PhraseArg{"x", kind, v, {}, nullptr}; };
   EXPECT_EQ(FormatArg(en, arg(model::ArgKind::kBytes, 24.0 * 1024 * 1024 * 1024)), "24.0 GiB");
   EXPECT_EQ(FormatArg(en, arg(model::ArgKind::kBytesPerSecond, 3.35e12)), "3.35 TB/s");
