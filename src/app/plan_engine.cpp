@@ -379,16 +379,21 @@ std::optional<EngineGpu> GpuFromLog(const telemetry::EngineLogFacts& f, const st
   return g;
 }
 
-std::optional<double> LogKvCorrection(const telemetry::EngineLogFacts& f, const PlanEngine& predicted) {
+bool LogKvGap::Large() const { return std::fabs(share) > 0.10; }
+
+std::optional<LogKvGap> KvGapFromLog(const telemetry::EngineLogFacts& f, const PlanEngine& predicted) {
   const double have = predicted.budget.kv_cache_bytes;
   if (have <= 0 || predicted.kv_bytes_per_token <= 0) return std::nullopt;
-  // The log's KV cache per GPU: its bytes, else its tokens at the plan's bytes per token (a
-  // log that prints only the tokens it holds).
   double logged = f.kv_cache_bytes.value_or(0);
   if (logged <= 0 && f.kv_tokens && *f.kv_tokens > 0) logged = static_cast<double>(*f.kv_tokens) * predicted.kv_bytes_per_token;
   if (logged <= 0) return std::nullopt;
-  if (std::fabs(have - logged) <= 0.10 * logged) return std::nullopt;
-  return have - logged;
+  return LogKvGap{logged, have, (have - logged) / logged};
+}
+
+std::optional<double> LogKvCorrection(const telemetry::EngineLogFacts& f, const PlanEngine& predicted) {
+  auto gap = KvGapFromLog(f, predicted);
+  if (!gap || !gap->Large()) return std::nullopt;
+  return gap->predicted_bytes - gap->logged_bytes;
 }
 
 std::vector<LogAdvice> AdviseFromLog(const telemetry::EngineLogFacts& f, const PlanEngine* predicted, std::int64_t wanted_len) {

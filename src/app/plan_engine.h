@@ -112,10 +112,23 @@ struct LogComparison {
   std::vector<LogAdvice> advice;
 };
 
+/// The plan's KV cache per GPU against the one the engine logged: the logged bytes (else the
+/// logged tokens at the plan's bytes per token, for a log that prints only tokens), the
+/// plan's bytes, and the gap as a share of the logged (positive: the plan promises more).
+/// nullopt when the log gives no KV figure or the plan none. Computed here only: the gap line
+/// of `plan --from-log` and LogKvCorrection both read it.
+struct LogKvGap {
+  double logged_bytes = 0;
+  double predicted_bytes = 0;
+  double share = 0;
+  /// More than 10% apart: the gap the plan says, and corrects its options by.
+  bool Large() const;
+};
+std::optional<LogKvGap> KvGapFromLog(const telemetry::EngineLogFacts& facts, const PlanEngine& predicted);
+
 /// How much less KV cache per GPU the log shows than `predicted` leaves (negative: more), when
-/// the two differ by more than 10% (the gap the plan says): the part of the deployment the
-/// rules do not see (another process, the version, its settings). nullopt when the log gives
-/// no KV figure or agrees.
+/// the gap is Large(): the part of the deployment the rules do not see (another process, the
+/// version, its settings). nullopt when the log gives no KV figure or agrees.
 std::optional<double> LogKvCorrection(const telemetry::EngineLogFacts& facts, const PlanEngine& predicted);
 
 /// Reads the log at `path`: InvalidArgument naming --from-log when it cannot be read or holds

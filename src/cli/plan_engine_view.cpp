@@ -244,12 +244,10 @@ std::string RenderFromLog(const PlanReport& r, const report::Texts& t) {
   }
   out += table.Render(2);
   // A prediction far from what the engine logged is said, with which one to act on.
-  if (f.kv_tokens && *f.kv_tokens > 0 && b != nullptr && b->kv_tokens > 0) {
-    const double logged = static_cast<double>(*f.kv_tokens), predicted = static_cast<double>(b->kv_tokens);
-    const double gap = (predicted - logged) / logged;
-    if (std::fabs(gap) > 0.10) {
-      out += "  " + Tr(t, "plan.log.gap", fmt::arg("pct", fmt::format("{:.0f}", std::fabs(gap) * 100)),
-                       fmt::arg("direction", t.Get(gap > 0 ? "plan.log.gap.more" : "plan.log.gap.less"))) + "\n";
+  if (r.engine) {
+    if (auto gap = app::KvGapFromLog(f, *r.engine); gap && gap->Large()) {
+      out += "  " + Tr(t, "plan.log.gap", fmt::arg("pct", fmt::format("{:.0f}", std::fabs(gap->share) * 100)),
+                       fmt::arg("direction", t.Get(gap->share > 0 ? "plan.log.gap.more" : "plan.log.gap.less"))) + "\n";
     }
   }
   if (!c.checks.empty()) {
