@@ -17,7 +17,8 @@ class Machine : public BenchHost {
   Cpu OpenCpu(int threads, double clock_probe_seconds) override {
     std::unique_ptr<CpuContext> cpu = OpenCpuContext(threads);
     if (clock_probe_seconds > 0) {
-      cpu->set_measured_clock_hz(MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), clock_probe_seconds));
+      cpu->set_measured_clock_hz(
+          PlausibleClockHz(MeasureClockUnderLoad(cpu->pool(), cpu->Threads(), clock_probe_seconds), cpu->spec().max_clock_hz));
     }
     auto meminfo = core::ReadSystemFile("/proc/meminfo");
     if (meminfo.ok()) cpu->set_memory_free_bytes(MemAvailableBytes(*meminfo).value_or(0));

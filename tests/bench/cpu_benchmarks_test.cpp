@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/cpu/cpu_context.h"
+#include "bench/cpu/cpu_facts.h"
 #include "bench/registry.h"
 #include "bench/run_plan.h"
 
@@ -28,6 +29,19 @@ CpuContext& Context() {
 
 // Small sizes: the benchmark's own unit (bytes for memory-like ones, n for matmul).
 std::uint64_t TinySize(const std::string& group) { return group == "matmul" ? 64 : 64 * 1024; }
+
+// The clock probe counts one dependent add per cycle; a core that runs the chain faster reads
+// several times its real clock, which the OS's maximum exposes. Such a reading is dropped (the
+// maximum is used, and said), never put into a peak. The probe itself reads a clock at all.
+TEST(ClockProbe, AReadingFarAboveTheMaximumIsDropped) {
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(2.9e9, 3.0e9), 2.9e9);
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(3.5e9, 2.3e9), 3.5e9);   // a VM's nominal maximum, a real turbo
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(11.2e9, 2.3e9), 0.0);    // the reading of a folded immediate-add chain
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(7.0e9, 0.0), 0.0);       // faster than any core
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(4.0e9, 0.0), 4.0e9);     // no maximum known: kept
+  EXPECT_DOUBLE_EQ(PlausibleClockHz(0.0, 3.0e9), 0.0);
+  EXPECT_GT(ProbeClockOnce(0.01), 1e8);
+}
 
 TEST(BenchmarkRegistry, IdsAreUniqueGroupDotNameAndDescribed) {
   std::set<std::string> ids;

@@ -20,10 +20,12 @@ bool HasFlag(const std::vector<std::string>& flags, const char* flag) {
 }
 
 // One block of 256 dependent adds: 256 cycles on any core that retires one dependent add
-// per cycle (all x86 and Arm cores since the 2000s).
+// per cycle (all x86 and Arm cores since the 2000s). Register + register, not + immediate:
+// recent x86 cores (Intel Golden Cove and later) fold chains of immediate adds at rename,
+// several per cycle, which made the probe read 4-5x the real clock.
 inline void AddChain(unsigned long* x) {
 #if defined(__x86_64__)
-  __asm__ volatile(".rept 256\n\tadd $1, %0\n\t.endr" : "+r"(*x));
+  __asm__ volatile(".rept 256\n\tadd %0, %0\n\t.endr" : "+r"(*x));
 #elif defined(__aarch64__)
   __asm__ volatile(".rept 256\n\tadd %0, %0, #1\n\t.endr" : "+r"(*x));
 #else
@@ -72,6 +74,16 @@ double MeasureClockUnderLoad(ThreadPool& pool, int workers, double seconds) {
   });
   std::sort(samples.begin(), samples.end());
   return samples.empty() ? 0 : samples[samples.size() * 9 / 10];
+}
+
+double PlausibleClockHz(double measured_hz, double max_hz) {
+  // No shipping core runs above 6.5 GHz; a virtual machine reports its nominal clock as the
+  // maximum while the core turbos well above it (2.3 GHz reported, 3.5 GHz measured), so only
+  // a reading far beyond it (2.5x) is the probe fooled by the core rather than a fast clock.
+  constexpr double kFastestCoreHz = 6.5e9;
+  if (measured_hz <= 0 || measured_hz > kFastestCoreHz) return 0;
+  if (max_hz > 0 && measured_hz > 2.5 * max_hz) return 0;
+  return measured_hz;
 }
 
 std::vector<int> WorkerCpuIds(int max_workers) {

@@ -22,6 +22,10 @@ std::vector<int> WorkerCpuIds(int max_workers);
 /// workers at once for about `seconds` and returns the median clock in Hz; 0 on architectures
 /// without the probe.
 double MeasureClockUnderLoad(ThreadPool& pool, int workers, double seconds);
+/// `measured_hz` when it is a clock a core can run at: 0 (not measured) above 6.5 GHz or above
+/// 2.5x the maximum the OS reports (`max_hz`, 0 when unknown; a virtual machine reports its
+/// nominal clock), which a probe reads on a core that runs its chain faster than one add per cycle.
+double PlausibleClockHz(double measured_hz, double max_hz);
 
 /// Cycles of the probe's dependent add chain run on the calling thread: returns
 /// (cycles, seconds) so callers can interleave it with other work.
