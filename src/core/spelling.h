@@ -9,7 +9,8 @@
 
 namespace gpuprobe::core {
 
-/// Case-insensitive Levenshtein distance between a and b.
+/// Case-insensitive edit distance between a and b: insertions, deletions, substitutions and
+/// swaps of two neighbouring characters (optimal string alignment), each one edit.
 int EditDistance(std::string_view a, std::string_view b);
 
 /// The distance when it is at most `bound`, else bound + 1, in O(bound x length) time

@@ -5,10 +5,14 @@
 namespace gpuprobe::core {
 namespace {
 
-TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
+TEST(EditDistance, CountsInsertionsDeletionsSubstitutionsAndSwaps) {
   EXPECT_EQ(EditDistance("gpus", "gpus"), 0);
-  EXPECT_EQ(EditDistance("gpsu", "gpus"), 2);
-  EXPECT_EQ(EditDistance("plna", "plan"), 2);
+  EXPECT_EQ(EditDistance("gpsu", "gpus"), 1);  // two neighbours swapped: one typing slip
+  EXPECT_EQ(EditDistance("plna", "plan"), 1);
+  EXPECT_EQ(EditDistance("4900", "4090"), 1);
+  EXPECT_EQ(BoundedEditDistance("4900", "4090", 1), 1);
+  EXPECT_EQ(EditDistance("h100", "4900"), 2);
+  EXPECT_EQ(EditDistance("abc", "cba"), 2);
   EXPECT_EQ(EditDistance("PLAN", "plan"), 0);
   EXPECT_EQ(EditDistance("", "abc"), 3);
 }
