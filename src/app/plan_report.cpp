@@ -555,7 +555,8 @@ ParamsBasis BasisOfParams(const PlanReport& r) {
   if (r.checkpoint && r.checkpoint->matches_recipe && *r.checkpoint->matches_recipe) return ParamsBasis::kExact;
   if (!s.assumed_reference.empty()) return ParamsBasis::kApproximate;
   for (const auto& note : s.notes) {
-    if (note.id == "structure_approximate" || note.id == "generic_decoder" || note.id == "vision_not_counted") {
+    if (note.id == "structure_approximate" || note.id == "structure_unexercised" || note.id == "generic_decoder" ||
+        note.id == "vision_not_counted") {
       return ParamsBasis::kApproximate;
     }
   }

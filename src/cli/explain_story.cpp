@@ -137,6 +137,8 @@ std::vector<std::string> ProfileLines(const doctor::TextProfile& p, const report
   part("explain.profile.archs", p.archs);
   part("explain.profile.files", p.files);
   if (!p.layer.empty()) lines.push_back(Tr(t, "explain.profile.layer", fmt::arg("layer", LayerText(p.layer, t))));
+  // The heading announces what the text is made of; with nothing found it says so instead.
+  if (lines.size() == 1) lines[0] = t.Get("explain.profile.reading." + p.reading + "_bare");
   if (!p.nearest.empty()) {
     lines.push_back(t.Get("explain.profile.nearest"));
     std::string lang = Lang(t);

@@ -440,7 +440,7 @@ Result<ModelShape> ShapeFromTemplate(const json& root, const std::string& model_
   std::string unexercised =
       UnexercisedFeatures(root, env, knowledge.defaults, read, kv != tpl.end() ? kv->dump() : std::string());
   if (status == "exact" && !unexercised.empty()) {
-    s.notes.push_back({"structure_approximate", "set in this file, never varied when the structure was fitted: " + unexercised});
+    s.notes.push_back({"structure_unexercised", unexercised});
   } else {
     s.notes.push_back({status == "exact" ? "structure_exact" : "structure_approximate",
                        status == "exact" ? knowledge.transformers_version : Reasons(tpl)});

@@ -41,7 +41,11 @@ std::vector<Section> SplitSections(std::string_view text) {
 }
 
 core::Status WithFormat(const core::Status& status, CaptureFormat format) {
-  return status.WithContext(CaptureFormatName(format));
+  // A parser that already named the format (the JSON reader labels its own errors) is not
+  // named twice ("gpuprobe JSON: gpuprobe JSON: not valid JSON").
+  const std::string name = CaptureFormatName(format);
+  if (status.message().rfind(name + ":", 0) == 0) return status;
+  return status.WithContext(name);
 }
 
 }  // namespace
