@@ -230,9 +230,9 @@ std::string RenderGpu(const Snapshot& s, const model::DeviceMatch& spec, const r
   std::string out = table.Render(2);
   if (s.processes_known) {
     if (s.processes.empty()) {
-      out += "    " + report::Labelled(t, t.Get("inspect.row.processes")) + t.Get("inspect.none") + "\n";
+      out += "    " + report::Heading(t, t.Get("inspect.row.processes")) + t.Get("inspect.none") + "\n";
     } else {
-      out += "    " + t.Get("inspect.row.processes") + ":\n" + ProcessTable(s, t, width);
+      out += "    " + report::Heading(t, t.Get("inspect.row.processes")) + "\n" + ProcessTable(s, t, width);
     }
   }
   return out;

@@ -126,7 +126,8 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
                      fmt::arg("whole", Int(static_cast<std::int64_t>(std::floor(at_once))))) + "\n";
   }
   // The command is the one asked for; when it will not start, the label says so (the fix is above).
-  out += "  " + t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails") + ":\n    $ " + p.command_line + "\n";
+  out += "  " + report::Heading(t, t.Get(p.budget.starts ? "plan.engine.command" : "plan.engine.command_fails")) + "\n    $ " +
+         p.command_line + "\n";
   // A context that does not fit: the same command with the length that does (the engine's log's
   // figure when there is one, else the prediction), ready to paste.
   if (!b.starts && b.failure == "max_len_exceeds_kv") {
@@ -145,7 +146,8 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
     if (len > 0 && at != std::string::npos) {
       std::string fixed = p.command_line;
       fixed.replace(at, flag.size(), "--max-model-len " + std::to_string(len));
-      out += "  " + t.Get(logged ? "plan.engine.command_fixed_log" : "plan.engine.command_fixed") + ":\n    $ " + fixed + "\n";
+      out += "  " + report::Heading(t, t.Get(logged ? "plan.engine.command_fixed_log" : "plan.engine.command_fixed")) + "\n    $ " +
+             fixed + "\n";
     }
   }
   if (!p.log_lines.empty()) {
@@ -153,7 +155,7 @@ std::string RenderEngine(const PlanReport& r, const report::Texts& t) {
     for (const auto& line : p.log_lines) out += "    \"" + line + "\"\n";
   }
   if (!b.assumptions.empty()) {
-    out += "  " + t.Get("plan.engine.assumptions") + ":\n";
+    out += "  " + report::Heading(t, t.Get("plan.engine.assumptions")) + "\n";
     for (const auto& a : b.assumptions) out += "    - " + Say(t, a) + "\n";
   }
   return out;

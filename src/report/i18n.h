@@ -78,4 +78,12 @@ inline std::string Labelled(const Texts& texts, const std::string& label) {
   return Tr(texts, "common.label_colon", fmt::arg("label", label));
 }
 
+/// A label that ends its line ("Launch command:" / "启动命令："): Labelled without the space
+/// English puts after the colon.
+inline std::string Heading(const Texts& texts, const std::string& label) {
+  std::string out = Labelled(texts, label);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace gpuprobe::report
