@@ -87,14 +87,16 @@ void BuildUniformLayers(ModelShape& s) {
   s.pooler_params = s.pooler ? h * h + h : 0;
 }
 
+const ModelShape& WithLayers(const ModelShape& shape, ModelShape* storage) {
+  if (!shape.layers.empty() || shape.layers_counted) return shape;
+  *storage = shape;
+  BuildUniformLayers(*storage);
+  return *storage;
+}
+
 ParamCount CountParameters(const ModelShape& shape) {
   ModelShape uniform;
-  const ModelShape* s = &shape;
-  if (shape.layers.empty() && !shape.layers_counted) {
-    uniform = shape;
-    BuildUniformLayers(uniform);
-    s = &uniform;
-  }
+  const ModelShape* s = &WithLayers(shape, &uniform);
   double attention = 0, mlp = 0, mlp_active = 0, experts = 0, router = 0, norms = 0, vectors = 0;
   for (const LayerShape& l : s->layers) {
     vectors += l.vector_params;

@@ -216,6 +216,10 @@ struct ParamCount {
 /// norms and biases). Used for shapes built from flags and by the llama-like recipes.
 void BuildUniformLayers(ModelShape& shape);
 
+/// `shape` itself when it has its layers; else a copy in `storage` with the uniform layers
+/// BuildUniformLayers gives (a shape given by flags). For code that walks the layers.
+const ModelShape& WithLayers(const ModelShape& shape, ModelShape* storage);
+
 /// Counts the parameters of `shape`. When shape.params_override > 0 the total is that figure
 /// and the split is apportioned by the shape's formula. The shape must have passed
 /// ValidateShape (figures below 1e15).

@@ -300,12 +300,7 @@ QuantSplit SplitForQuant(const ModelShape& shape, const ParamCount& count, const
   const QuantKept& k = q.kept;
   if (k.Empty()) return split;
   ModelShape uniform;
-  const ModelShape* s = &shape;
-  if (shape.layers.empty() && !shape.layers_counted) {
-    uniform = shape;
-    BuildUniformLayers(uniform);
-    s = &uniform;
-  }
+  const ModelShape* s = &WithLayers(shape, &uniform);
   double moved = 0;
   for (size_t i = 0; i < s->layers.size(); ++i) {
     const LayerShape& l = s->layers[i];
